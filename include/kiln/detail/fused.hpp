@@ -1,0 +1,69 @@
+//===- kiln/detail/fused.hpp - ABI of kilnc's fused kernels ------*- C++ -*-===//
+//
+// What kilnc emits for a fused elementwise group and how the runtime calls
+// it. docs/kernel-abi.md is the full description; in short:
+//
+// * One kernel is compiled into variants: `<name>_contig` (all operands
+//   C-contiguous with one shape, 16-byte aligned, vector loads) and
+//   `<name>_strided<R>` for R = 1..max_kernel_rank (any strides; a broadcast
+//   dimension has stride 0). Each exists as PTX (a `.entry`) and as a host
+//   function with the same parameters.
+// * Parameters, in order: each operand (inputs, then outputs) as an expanded
+//   memref descriptor {T *allocated, T *aligned, i64 offset, i64 sizes[R],
+//   i64 strides[R]} (R = 1 for contig), then each scalar by value.
+// * GPU variants loop grid-stride over all elements: any grid is correct.
+// * The host entry takes the same parameters packed as `void **args`, one
+//   pointer per parameter, exactly as cuLaunchKernel's kernelParams.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/array.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace kiln::detail {
+
+/// The largest coalesced rank a kernel has a variant for. Calls of higher
+/// rank run as a host-side loop over the leading dimensions.
+inline constexpr int max_kernel_rank = 4;
+
+/// A host variant: parameters packed as for cuLaunchKernel.
+using host_kernel_fn = void (*)(void **args);
+
+/// One fused kernel, as kilnc emits it into the rewritten C++ (static data).
+struct fused_kernel {
+  const char *name;               ///< stem of the variants' symbols
+  const char *ptx;                ///< PTX module with every variant, or nullptr
+  const unsigned char *fatbin;    ///< cubins for --cuda-arch targets, or nullptr
+  std::size_t fatbin_size;
+  host_kernel_fn host_contig;     ///< `<name>_contig` on the host
+  host_kernel_fn host_strided[max_kernel_rank]; ///< `<name>_strided1` ...
+  std::uint8_t num_inputs;
+  std::uint8_t num_outputs;
+  std::uint8_t num_scalars;
+  const kiln::dtype *operand_dtypes; ///< inputs then outputs
+  std::uint8_t vector_width;      ///< elements per vector access in _contig
+};
+
+/// Runs `k` over the broadcast of `inputs` (all on one device, else
+/// device_error; shapes must broadcast, else shape_error). Each of `outputs`
+/// that is not valid() is allocated C-contiguous with the broadcast shape on
+/// the inputs' device; a given output must have exactly that shape.
+/// `scalars[i]` points to a value of the kernel's i-th scalar type.
+void launch_elementwise(const fused_kernel &k, std::span<const array_base *const> inputs,
+                        std::span<const void *const> scalars, std::span<array_base> outputs);
+
+/// The form kilnc's rewritten code calls: one output of element type Out.
+template <element Out, class... Ins>
+array<Out> call_fused(const fused_kernel &k, std::initializer_list<const array_base *> inputs,
+                      std::initializer_list<const void *> scalars) {
+  array_base out[1];
+  launch_elementwise(k, std::span<const array_base *const>(inputs.begin(), inputs.size()),
+                     std::span<const void *const>(scalars.begin(), scalars.size()), out);
+  return array<Out>(std::move(out[0]));
+}
+
+} // namespace kiln::detail

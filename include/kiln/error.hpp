@@ -1,0 +1,66 @@
+//===- kiln/error.hpp - Typed errors of the Kiln runtime ---------*- C++ -*-===//
+//
+// Every error the runtime reports on bad input derives from kiln::error, a
+// std::runtime_error. The runtime never aborts on user error.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace kiln {
+
+/// Base of every Kiln error.
+class error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Shapes that do not fit: broadcasting, reshape, matmul dimensions.
+/// Message as NumPy's, e.g. "operands could not be broadcast together with
+/// shapes (3,4) (5,)".
+class shape_error : public error {
+public:
+  using error::error;
+};
+
+/// An allocation that failed even after the pool freed its cache; names the
+/// device and the number of bytes asked for.
+class out_of_memory : public error {
+public:
+  using error::error;
+};
+
+/// A CUDA driver or library call failed; names the call, its error code and
+/// the driver's message.
+class cuda_error : public error {
+public:
+  cuda_error(const std::string &msg, int code) : error(msg), code_(code) {}
+  int code() const noexcept { return code_; }
+
+private:
+  int code_;
+};
+
+/// An absent device, or arrays of two devices in one operation.
+class device_error : public error {
+public:
+  using error::error;
+};
+
+/// An axis, index or slice out of range (NumPy's AxisError / IndexError).
+/// Not named by the spec; see docs/errors.md.
+class index_error : public error {
+public:
+  using error::error;
+};
+
+/// A bad argument value that is not a shape (NumPy's ValueError), e.g.
+/// item() on an array of more than one element. See docs/errors.md.
+class value_error : public error {
+public:
+  using error::error;
+};
+
+} // namespace kiln

@@ -1,0 +1,26 @@
+//===- kiln/kiln.hpp - Everything a Kiln program includes --------*- C++ -*-===//
+//
+// The public API of Kiln (docs/user-guide.md, SPEC.md section 1): arrays,
+// devices, memory pools, streams, creation and transfers, random numbers,
+// elementwise operations, matmul, and the markers kilnc looks for.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/array.hpp"
+#include "kiln/creation.hpp"
+#include "kiln/device.hpp"
+#include "kiln/dtype.hpp"
+#include "kiln/error.hpp"
+#include "kiln/linalg.hpp"
+#include "kiln/memory.hpp"
+#include "kiln/ops.hpp"
+#include "kiln/random.hpp"
+#include "kiln/shape.hpp"
+#include "kiln/stream.hpp"
+
+/// Marks a function (or function template) whose body kilnc compiles into as
+/// few fused kernels as the data flow allows.
+#define KILN_FUSE [[clang::annotate("kiln.fuse")]]
+/// Marks a `void` function of scalar C++ that kilnc compiles as a raw kernel.
+#define KILN_RAWKERNEL [[clang::annotate("kiln.rawkernel")]]

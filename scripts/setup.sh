@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks to build and test Kiln:
+# LLVM/Clang/MLIR 22 with lit and FileCheck, ninja, ccache, GoogleTest.
+# Safe to run twice. The CUDA 13 toolkit must already be in /usr/local/cuda.
+set -euo pipefail
+
+packages=(llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev clang-22
+          llvm-22-tools ninja-build ccache cmake libgtest-dev python3)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi
+
+if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
+  echo "setup: error: the CUDA 13 toolkit is missing (expected /usr/local/cuda/bin/nvcc)." >&2
+  echo "setup: install it from NVIDIA's packages; no GPU is needed to build Kiln." >&2
+  exit 1
+fi
+echo "setup: ok"
