@@ -1,0 +1,197 @@
+//===- runtime/launch/gpu_launch.cpp - Module cache and cuLaunchKernel ----===//
+//
+// A fused kernel's module is loaded once per (kernel, GPU) (cubin from the
+// fatbin when one fits the GPU, else the PTX, JIT-compiled by the driver) and
+// kept for the life of the process. Entries sit in a fixed open-addressing
+// table of atomic pointers: a launch finds its entry with a few loads and no
+// lock; only the first launch of a kernel on a GPU takes a mutex.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/launch/gpu_launch.hpp"
+
+#include "kiln/error.hpp"
+#include "runtime/cuda/driver.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace kiln::detail::launch {
+namespace {
+
+constexpr int num_variants = 1 + max_kernel_rank;
+constexpr int default_block = 256;
+constexpr int blocks_per_sm = 32;
+
+/// What one (kernel, GPU) pair needs at launch time. Never freed: modules
+/// live as long as the process (the driver releases them at exit).
+struct gpu_kernel {
+  const fused_kernel *kernel = nullptr;
+  int ordinal = 0;
+  CUmodule module = nullptr;
+  int multiprocessors = 1;
+  /// Resolved lazily; `block` is written before `function` is published.
+  std::atomic<CUfunction> function[num_variants] = {};
+  std::atomic<int> block[num_variants] = {};
+};
+
+constexpr std::size_t table_size = 4096; // a power of two
+constexpr std::size_t table_fill_limit = table_size / 2;
+std::atomic<gpu_kernel *> table[table_size];
+std::mutex insert_mutex;       // guards insertion, `filled` and `overflow`
+std::size_t filled = 0;        // entries in `table`
+std::vector<gpu_kernel *> overflow; // entries once the table is half full
+
+std::size_t slot_of(const fused_kernel *k, int ordinal) noexcept {
+  std::uint64_t h = reinterpret_cast<std::uintptr_t>(k) ^
+                    (static_cast<std::uint64_t>(ordinal) * 0x9E3779B97F4A7C15ull);
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 29;
+  return static_cast<std::size_t>(h) & (table_size - 1);
+}
+
+gpu_kernel *find_in_table(const fused_kernel *k, int ordinal) noexcept {
+  std::size_t s = slot_of(k, ordinal);
+  for (std::size_t i = 0; i < table_size; ++i, s = (s + 1) & (table_size - 1)) {
+    gpu_kernel *e = table[s].load(std::memory_order_acquire);
+    if (!e)
+      return nullptr;
+    if (e->kernel == k && e->ordinal == ordinal)
+      return e;
+  }
+  return nullptr;
+}
+
+std::string kernel_name(const fused_kernel &k) {
+  return k.name ? k.name : "<unnamed>";
+}
+
+/// Throws the cuda_error check() makes for `r`, with `context` appended.
+[[noreturn]] void fail(CUresult r, const char *call, const std::string &context) {
+  try {
+    cuda::check(r, call);
+  } catch (const cuda_error &e) {
+    throw cuda_error(std::string(e.what()) + context, e.code());
+  }
+  throw cuda_error(std::string(call) + " failed (" + std::to_string(r) + ")" + context,
+                   static_cast<int>(r));
+}
+
+CUmodule load_module(const cuda::driver_api &api, const fused_kernel &k) {
+  CUmodule module = nullptr;
+  if (k.fatbin && k.fatbin_size) {
+    CUresult r = api.cuModuleLoadData(&module, k.fatbin);
+    if (r == CUDA_SUCCESS)
+      return module;
+    if (!k.ptx) // no PTX to fall back on (e.g. no cubin for this GPU's arch)
+      fail(r, "cuModuleLoadData", " (cubins of kernel " + kernel_name(k) + ")");
+  }
+  if (!k.ptx)
+    throw kiln::error("kernel " + kernel_name(k) + " was built without GPU code (no PTX or cubin)");
+
+  char error_log[16384] = {};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {error_log, reinterpret_cast<void *>(static_cast<std::uintptr_t>(sizeof error_log))};
+  CUresult r = api.cuModuleLoadDataEx(&module, k.ptx, 2, options, values);
+  if (r != CUDA_SUCCESS) {
+    error_log[sizeof error_log - 1] = '\0';
+    std::string context = " while JIT-compiling the PTX of kernel " + kernel_name(k);
+    if (error_log[0])
+      context += ":\n" + std::string(error_log);
+    fail(r, "cuModuleLoadDataEx", context);
+  }
+  return module;
+}
+
+/// The entry of (k, ordinal), loading the module on first use.
+gpu_kernel &entry_of(const cuda::driver_api &api, const fused_kernel &k, int ordinal) {
+  if (gpu_kernel *e = find_in_table(&k, ordinal))
+    return *e;
+  std::lock_guard<std::mutex> lock(insert_mutex);
+  if (gpu_kernel *e = find_in_table(&k, ordinal))
+    return *e;
+  for (gpu_kernel *e : overflow)
+    if (e->kernel == &k && e->ordinal == ordinal)
+      return *e;
+
+  auto e = std::make_unique<gpu_kernel>();
+  e->kernel = &k;
+  e->ordinal = ordinal;
+  CUdevice dev = 0;
+  KILN_CU(api, cuDeviceGet, &dev, ordinal);
+  KILN_CU(api, cuDeviceGetAttribute, &e->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+          dev);
+  e->multiprocessors = std::max(e->multiprocessors, 1);
+  e->module = load_module(api, k);
+
+  gpu_kernel *raw = e.release();
+  if (filled < table_fill_limit) {
+    std::size_t s = slot_of(&k, ordinal);
+    while (table[s].load(std::memory_order_relaxed))
+      s = (s + 1) & (table_size - 1);
+    table[s].store(raw, std::memory_order_release);
+    ++filled;
+  } else {
+    overflow.push_back(raw); // rare: thousands of kernels; found under the lock
+  }
+  return *raw;
+}
+
+CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int variant, int &block) {
+  CUfunction f = e.function[variant].load(std::memory_order_acquire);
+  if (f) {
+    block = e.block[variant].load(std::memory_order_relaxed);
+    return f;
+  }
+  std::lock_guard<std::mutex> lock(insert_mutex);
+  f = e.function[variant].load(std::memory_order_acquire);
+  if (!f) {
+    std::string name = kernel_name(*e.kernel) +
+                       (variant == contig_variant ? std::string("_contig")
+                                                  : "_strided" + std::to_string(variant));
+    CUresult r = api.cuModuleGetFunction(&f, e.module, name.c_str());
+    if (r != CUDA_SUCCESS)
+      fail(r, "cuModuleGetFunction", " (variant " + name + ")");
+    int max_threads = default_block;
+    KILN_CU(api, cuFuncGetAttribute, &max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
+    int b = std::clamp(max_threads, 1, default_block);
+    if (b >= 32)
+      b &= ~31; // whole warps
+    e.block[variant].store(b, std::memory_order_relaxed);
+    e.function[variant].store(f, std::memory_order_release);
+  }
+  block = e.block[variant].load(std::memory_order_relaxed);
+  return f;
+}
+
+} // namespace
+
+void launch_on_gpu(const fused_kernel &k, int ordinal, int variant, std::int64_t n,
+                   void **args, void *stream) {
+  const cuda::driver_api &api = cuda::require_driver();
+  gpu_kernel &e = entry_of(api, k, ordinal);
+  int block = default_block;
+  CUfunction f = function_of(api, e, variant, block);
+
+  const std::int64_t width = variant == contig_variant ? std::max<int>(k.vector_width, 1) : 1;
+  const std::int64_t per_block = static_cast<std::int64_t>(block) * width;
+  const std::int64_t wanted = (n + per_block - 1) / per_block;
+  const std::int64_t cap = static_cast<std::int64_t>(e.multiprocessors) * blocks_per_sm;
+  const unsigned grid = static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, cap));
+
+  CUresult r = api.cuLaunchKernel(f, grid, 1, 1, static_cast<unsigned>(block), 1, 1, 0,
+                                  static_cast<CUstream>(stream), args, nullptr);
+  if (r != CUDA_SUCCESS)
+    fail(r, "cuLaunchKernel",
+         " (kernel " + kernel_name(k) +
+             (variant == contig_variant ? std::string("_contig")
+                                        : "_strided" + std::to_string(variant)) +
+             ", grid " + std::to_string(grid) + ", block " + std::to_string(block) + ")");
+}
+
+} // namespace kiln::detail::launch

@@ -1,0 +1,27 @@
+//===- runtime/launch/gpu_launch.hpp - Launching fused kernels on a GPU ---===//
+//
+// Loads a fused kernel's module once per (kernel, GPU), resolves each variant
+// lazily, and launches it with cuLaunchKernel. Internal to the runtime.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/detail/fused.hpp"
+
+#include <cstdint>
+
+namespace kiln::detail::launch {
+
+/// Variant 0 is `<name>_contig`; variant r (1..max_kernel_rank) is
+/// `<name>_strided<r>`.
+inline constexpr int contig_variant = 0;
+
+/// Launches `variant` of `k` on GPU `ordinal` (whose context the caller made
+/// current) over `n` > 0 elements on `stream` (a CUstream), with `args` as
+/// cuLaunchKernel's kernelParams. Throws cuda_error (naming the call and the
+/// kernel) when loading the module, finding the variant or launching fails,
+/// and kiln::error when the kernel has no GPU code.
+void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
+                   std::int64_t n, void **args, void *stream);
+
+} // namespace kiln::detail::launch

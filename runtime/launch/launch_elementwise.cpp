@@ -1,0 +1,290 @@
+//===- runtime/launch/launch_elementwise.cpp - Running a fused kernel -----===//
+//
+// kiln::detail::launch_elementwise: checks a call of a fused kernel,
+// allocates its outputs, lays the broadcast iteration space out as few
+// dimensions as possible, picks the `_contig` or `_strided<R>` variant, packs
+// the parameters as fused.hpp's ABI says and runs the variant on the host or
+// on a GPU. The hot path allocates nothing but the outputs. See
+// docs/runtime-launch.md.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/detail/fused.hpp"
+#include "runtime/cuda/driver.hpp"
+#include "runtime/launch/gpu_launch.hpp"
+#include "runtime/launch/launch_layout.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace kiln::detail {
+namespace {
+
+using launch::max_rank;
+using launch::small_buffer;
+
+/// Operands that fit on the stack without a heap fallback.
+constexpr std::size_t inline_operands = 16;
+
+/// One expanded memref descriptor of rank <= max_kernel_rank.
+struct memref_fields {
+  void *allocated;
+  void *aligned;
+  std::int64_t offset;
+  std::int64_t sizes[max_kernel_rank];
+  std::int64_t strides[max_kernel_rank];
+};
+
+std::string kernel_name(const fused_kernel &k) { return k.name ? k.name : "<unnamed>"; }
+
+[[noreturn]] void throw_counts(const fused_kernel &k, std::size_t inputs, std::size_t scalars,
+                               std::size_t outputs) {
+  throw value_error("kernel " + kernel_name(k) + " takes " + std::to_string(k.num_inputs) +
+                    " inputs, " + std::to_string(k.num_scalars) + " scalars and " +
+                    std::to_string(k.num_outputs) + " outputs; got " + std::to_string(inputs) +
+                    " inputs, " + std::to_string(scalars) + " scalars and " +
+                    std::to_string(outputs) + " outputs");
+}
+
+[[noreturn]] void throw_broadcast(std::span<const array_base *const> inputs) {
+  std::string msg = "operands could not be broadcast together with shapes";
+  for (const array_base *a : inputs)
+    msg += " " + to_string(a->shape());
+  throw shape_error(msg);
+}
+
+[[noreturn]] void throw_devices(device a, device b) {
+  throw device_error("arrays are on different devices: " + a.str() + " and " + b.str());
+}
+
+/// Checks the inputs and scalars of a call; returns the device it runs on.
+device check_operands(const fused_kernel &k, std::span<const array_base *const> inputs,
+                      std::span<const void *const> scalars, std::span<array_base> outputs) {
+  if (inputs.size() != k.num_inputs || scalars.size() != k.num_scalars ||
+      outputs.size() != k.num_outputs)
+    throw_counts(k, inputs.size(), scalars.size(), outputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const array_base *a = inputs[i];
+    if (!a || !a->valid())
+      throw value_error("kernel " + kernel_name(k) + ": input " + std::to_string(i) +
+                        " is not an array (default-constructed or moved from)");
+    if (k.operand_dtypes && a->dtype() != k.operand_dtypes[i])
+      throw value_error("kernel " + kernel_name(k) + ": input " + std::to_string(i) +
+                        " has dtype " + std::string(name(a->dtype())) +
+                        " but the kernel takes " + std::string(name(k.operand_dtypes[i])));
+  }
+  for (std::size_t i = 0; i < scalars.size(); ++i)
+    if (!scalars[i])
+      throw value_error("kernel " + kernel_name(k) + ": scalar " + std::to_string(i) +
+                        " is a null pointer");
+  if (!inputs.empty()) {
+    const device dev = inputs[0]->device();
+    for (std::size_t i = 1; i < inputs.size(); ++i)
+      if (inputs[i]->device() != dev)
+        throw_devices(dev, inputs[i]->device());
+    return dev;
+  }
+  // A scalar-only call: on a given output's device, else the current one.
+  for (const array_base &o : outputs)
+    if (o.valid())
+      return o.device();
+  return current_device();
+}
+
+/// NumPy's broadcast of the input shapes into `out`; returns its rank.
+int broadcast_rank_and_shape(const fused_kernel &k, std::span<const array_base *const> inputs,
+                             std::int64_t *out) {
+  std::size_t rank = 0;
+  for (const array_base *a : inputs)
+    rank = std::max(rank, a->shape().size());
+  if (rank > static_cast<std::size_t>(max_rank))
+    throw value_error("kernel " + kernel_name(k) + ": arrays of " + std::to_string(rank) +
+                      " dimensions exceed the limit of " + std::to_string(max_rank));
+  for (std::size_t d = 0; d < rank; ++d)
+    out[d] = 1;
+  for (const array_base *a : inputs) {
+    const shape &s = a->shape();
+    const std::size_t lead = rank - s.size();
+    for (std::size_t d = 0; d < s.size(); ++d) {
+      const std::int64_t n = s[d];
+      std::int64_t &o = out[lead + d];
+      if (n == o || n == 1)
+        continue;
+      if (o != 1)
+        throw_broadcast(inputs);
+      o = n;
+    }
+  }
+  return static_cast<int>(rank);
+}
+
+/// Allocates the outputs not given; checks those given against the call.
+void prepare_outputs(const fused_kernel &k, std::span<array_base> outputs, device dev,
+                     const std::int64_t *out_shape, int rank) {
+  const std::span<const std::int64_t> dims(out_shape, static_cast<std::size_t>(rank));
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const kiln::dtype t = k.operand_dtypes ? k.operand_dtypes[k.num_inputs + o] : outputs[o].dtype();
+    array_base &out = outputs[o];
+    if (!out.valid()) {
+      out = detail::empty(t, shape(dims), dev);
+      continue;
+    }
+    const shape &s = out.shape();
+    if (!std::equal(s.begin(), s.end(), dims.begin(), dims.end()))
+      throw shape_error("output operand with shape " + to_string(s) +
+                        " doesn't match the broadcast shape " + to_string(shape(dims)));
+    if (out.dtype() != t)
+      throw value_error("kernel " + kernel_name(k) + ": output " + std::to_string(o) +
+                        " has dtype " + std::string(name(out.dtype())) +
+                        " but the kernel writes " + std::string(name(t)));
+    if (out.device() != dev)
+      throw_devices(dev, out.device());
+  }
+}
+
+/// Runs one variant (over one block when the host loops over leading
+/// dimensions) on the host or the GPU.
+struct runner {
+  const fused_kernel &k;
+  device dev;
+  void *stream = nullptr;
+  host_kernel_fn host = nullptr;
+  int variant = 0;
+
+  runner(const fused_kernel &k_, device dev_, int variant_) : k(k_), dev(dev_), variant(variant_) {
+    if (dev.is_host()) {
+      host = variant == launch::contig_variant ? k.host_contig : k.host_strided[variant - 1];
+      if (!host)
+        throw kiln::error("kernel " + kernel_name(k) + " was built without a host variant (" +
+                          kernel_name(k) +
+                          (variant == launch::contig_variant ? std::string("_contig")
+                                                             : "_strided" + std::to_string(variant)) +
+                          ")");
+    } else {
+      cuda::make_current(dev.index());
+      stream = kiln::stream::current(dev).native_handle();
+    }
+  }
+
+  void operator()(void **args, std::int64_t n) const {
+    if (host)
+      host(args);
+    else
+      launch::launch_on_gpu(k, dev.index(), variant, n, args, stream);
+  }
+};
+
+} // namespace
+
+void launch_elementwise(const fused_kernel &k, std::span<const array_base *const> inputs,
+                        std::span<const void *const> scalars, std::span<array_base> outputs) {
+  const device dev = check_operands(k, inputs, scalars, outputs);
+
+  std::int64_t out_shape[max_rank];
+  const int rank = broadcast_rank_and_shape(k, inputs, out_shape);
+  prepare_outputs(k, outputs, dev, out_shape, rank);
+
+  std::int64_t numel = 1;
+  for (int d = 0; d < rank; ++d)
+    numel *= out_shape[d];
+  if (numel == 0)
+    return;
+
+  // Strides of every operand over the output shape, in elements: row j of
+  // `strides` belongs to operand j (inputs, then outputs).
+  const int num_operands = static_cast<int>(inputs.size() + outputs.size());
+  const int pitch = std::max(rank, 1);
+  small_buffer<std::int64_t, inline_operands * 8> strides(static_cast<std::size_t>(num_operands) *
+                                                          pitch);
+  small_buffer<const array_base *, inline_operands> operands(num_operands);
+  for (int j = 0; j < num_operands; ++j) {
+    const array_base *a = j < static_cast<int>(inputs.size())
+                              ? inputs[j]
+                              : &outputs[j - static_cast<int>(inputs.size())];
+    operands[j] = a;
+    const shape &s = a->shape();
+    const shape &st = a->strides();
+    const int lead = rank - static_cast<int>(s.size());
+    std::int64_t *row = strides.data() + j * pitch;
+    for (int d = 0; d < rank; ++d) {
+      const int e = d - lead;
+      row[d] = (e < 0 || s[e] != out_shape[d]) ? 0 : st[e];
+    }
+  }
+  int r = launch::coalesce(rank, out_shape, strides.data(), num_operands, pitch);
+  std::int64_t *sizes = out_shape; // coalesced in place
+
+  // `_contig` needs one dimension, unit strides and vector-aligned addresses.
+  bool contig = r == 1;
+  const std::uintptr_t width = std::max<std::uintptr_t>(k.vector_width, 1);
+  for (int j = 0; contig && j < num_operands; ++j) {
+    const std::uintptr_t align = width * itemsize(operands[j]->dtype());
+    contig = strides[j * pitch] == 1 &&
+             reinterpret_cast<std::uintptr_t>(operands[j]->data()) % align == 0;
+  }
+  const int kernel_rank = contig ? 1 : std::min(r, max_kernel_rank);
+  const int outer = r - kernel_rank; // leading dimensions looped on the host
+  const runner run(k, dev, contig ? launch::contig_variant : kernel_rank);
+
+  // Parameters: each operand's expanded memref, then each scalar pointer.
+  const int fields_per_operand = 3 + 2 * kernel_rank;
+  small_buffer<memref_fields, inline_operands> fields(num_operands);
+  small_buffer<void *, inline_operands *(3 + 2 * max_kernel_rank) + 8> args(
+      static_cast<std::size_t>(num_operands) * fields_per_operand + scalars.size());
+  std::int64_t inner_numel = 1;
+  for (int d = outer; d < r; ++d)
+    inner_numel *= sizes[d];
+  void **arg = args.data();
+  for (int j = 0; j < num_operands; ++j) {
+    memref_fields &f = fields[j];
+    f.allocated = operands[j]->storage().get();
+    f.aligned = operands[j]->data();
+    f.offset = 0;
+    *arg++ = &f.allocated;
+    *arg++ = &f.aligned;
+    *arg++ = &f.offset;
+    for (int d = 0; d < kernel_rank; ++d) {
+      f.sizes[d] = sizes[outer + d];
+      f.strides[d] = strides[j * pitch + outer + d];
+      *arg++ = &f.sizes[d];
+    }
+    for (int d = 0; d < kernel_rank; ++d)
+      *arg++ = &f.strides[d];
+  }
+  for (const void *s : scalars)
+    *arg++ = const_cast<void *>(s);
+
+  if (outer == 0) {
+    run(args.data(), inner_numel);
+    return;
+  }
+
+  // Rank above max_kernel_rank: one `_strided<max>` launch per index of the
+  // leading `outer` dimensions, each with its block's base addresses.
+  std::int64_t index[max_rank] = {};
+  small_buffer<char *, inline_operands> base(num_operands);
+  small_buffer<std::int64_t, inline_operands> item(num_operands);
+  for (int j = 0; j < num_operands; ++j) {
+    base[j] = static_cast<char *>(operands[j]->data());
+    item[j] = static_cast<std::int64_t>(itemsize(operands[j]->dtype()));
+  }
+  for (;;) {
+    run(args.data(), inner_numel);
+    int d = outer - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < sizes[d])
+        break;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+    for (int j = 0; j < num_operands; ++j) {
+      std::int64_t off = 0;
+      for (int e = 0; e < outer; ++e)
+        off += index[e] * strides[j * pitch + e];
+      fields[j].aligned = base[j] + off * item[j];
+    }
+  }
+}
+
+} // namespace kiln::detail
