@@ -1,0 +1,256 @@
+//===- runtime/memory/caching_pool.cpp - The caching allocator -------------===//
+//
+// Allocation takes a cached block of the same stream when one fits (no driver
+// call), else asks the backend (cuMemAlloc, cuMemHostAlloc or aligned
+// operator new); on OOM or a reached limit it frees the cache and retries once.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/memory/caching_pool.hpp"
+
+#include "kiln/error.hpp"
+
+#include "runtime/cuda/driver.hpp"
+
+#include <limits>
+#include <new>
+
+namespace kiln::detail {
+namespace {
+
+struct block_deleter {
+  caching_pool *pool;
+  std::size_t size;
+  caching_pool::stream_key key;
+  void operator()(void *p) const noexcept { pool->release(p, size, key); }
+};
+
+/// A block bigger than this many times the request is not handed out for it:
+/// it stays cached for requests of its own size.
+constexpr std::size_t max_waste_factor = 2;
+
+/// Makes some context current for pinned host memory calls: the thread's own
+/// when it has one, else the current device's (or cuda:0).
+void ensure_context(const cuda::driver_api &api) {
+  CUcontext cur = nullptr;
+  if (api.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur)
+    return;
+  device d = device::host();
+  try {
+    d = current_device();
+  } catch (const error &) {
+  }
+  cuda::make_current(d.is_cuda() ? d.index() : 0);
+}
+
+} // namespace
+
+caching_pool::caching_pool(device dev, backend kind) : device_(dev), kind_(kind) {}
+
+std::string caching_pool::name() const { return kind_ == backend::pinned ? "host (pinned)" : device_.str(); }
+
+void *caching_pool::take_cached(std::size_t rounded, stream_key key, std::size_t &size) {
+  for (free_list &l : lists_) {
+    if (!(l.key == key))
+      continue;
+    auto it = l.bins.lower_bound(rounded);
+    while (it != l.bins.end()) {
+      if (it->first > rounded * max_waste_factor)
+        return nullptr;
+      if (!it->second.empty()) {
+        void *p = it->second.back();
+        it->second.pop_back();
+        size = it->first;
+        return p;
+      }
+      // Empty bins stay for their own size (their vector keeps its capacity,
+      // so alloc/free of one size never touches the heap); others are pruned.
+      it = it->first == rounded ? std::next(it) : l.bins.erase(it);
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+allocation caching_pool::allocate(std::size_t nbytes, const stream &s) {
+  device sd = s.get_device();
+  if (kind_ != backend::pinned && sd != device_)
+    throw device_error("cannot allocate from the memory pool of " + device_.str() + " for a stream of " + sd.str());
+  if (nbytes > std::numeric_limits<std::size_t>::max() / 2)
+    throw_oom(nbytes);
+  std::size_t rounded = nbytes == 0 ? size_class : (nbytes + size_class - 1) / size_class * size_class;
+  stream_key key{sd.is_host() ? -1 : sd.index(), s.native_handle()};
+
+  std::size_t size = rounded;
+  void *p = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    p = take_cached(rounded, key, size);
+    if (p)
+      used_ += size;
+  }
+  if (!p) {
+    size = rounded;
+    p = allocate_new(rounded, nbytes);
+  }
+  // Should the control block fail to allocate, shared_ptr calls the deleter.
+  return allocation(p, block_deleter{this, size, key});
+}
+
+void *caching_pool::allocate_new(std::size_t rounded, std::size_t nbytes) {
+  for (int attempt = 0;; ++attempt) {
+    bool within_limit;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      within_limit = limit_ == 0 || total_ + rounded <= limit_;
+      if (within_limit)
+        total_ += rounded; // reserved while the backend allocates unlocked
+    }
+    if (within_limit) {
+      void *p = nullptr;
+      try {
+        p = backend_allocate(rounded);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        total_ -= rounded;
+        throw;
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (p) {
+        used_ += rounded;
+        ++backend_allocations_;
+        return p;
+      }
+      total_ -= rounded;
+    }
+    if (attempt == 1)
+      throw_oom(nbytes);
+    free_all_blocks(); // synchronizes, then returns the cache to the driver
+  }
+}
+
+void caching_pool::release(void *p, std::size_t size, stream_key key) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  used_ -= size;
+  try {
+    for (free_list &l : lists_)
+      if (l.key == key) {
+        l.bins[size].push_back(p);
+        return;
+      }
+    lists_.push_back(free_list{key, {}});
+    lists_.back().bins[size].push_back(p);
+  } catch (...) {
+    // No memory to cache the block: it stays counted in total_bytes() and is
+    // lost to the pool. (Cannot free it here: the deleter must not throw or
+    // call the driver at exit.)
+  }
+}
+
+std::size_t caching_pool::used_bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return used_;
+}
+
+std::size_t caching_pool::total_bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return total_;
+}
+
+std::size_t caching_pool::backend_allocations() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return backend_allocations_;
+}
+
+void caching_pool::set_limit(std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  limit_ = bytes;
+}
+
+std::size_t caching_pool::get_limit() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return limit_;
+}
+
+void caching_pool::free_all_blocks() {
+  std::vector<std::pair<void *, std::size_t>> blocks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (free_list &l : lists_)
+      for (auto &[size, ptrs] : l.bins)
+        for (void *p : ptrs)
+          blocks.emplace_back(p, size);
+    lists_.clear();
+  }
+  if (blocks.empty())
+    return;
+  // Work queued on any stream may still use a cached block.
+  backend_synchronize();
+  for (auto &[p, size] : blocks) {
+    backend_free(p, size);
+    std::lock_guard<std::mutex> lock(mutex_);
+    total_ -= size;
+  }
+}
+
+void caching_pool::throw_oom(std::size_t nbytes) {
+  std::size_t used, total, limit;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    used = used_, total = total_, limit = limit_;
+  }
+  throw out_of_memory("out of memory allocating " + std::to_string(nbytes) + " bytes on " + name() +
+                      " (pool: used " + std::to_string(used) + ", total " + std::to_string(total) + ", limit " +
+                      (limit ? std::to_string(limit) : std::string("none")) + ")");
+}
+
+void *caching_pool::backend_allocate(std::size_t size) {
+  if (kind_ == backend::device) {
+    const auto &api = cuda::require_driver();
+    cuda::make_current(device_.index());
+    CUdeviceptr dptr = 0;
+    CUresult r = api.cuMemAlloc(&dptr, size);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY)
+      return nullptr;
+    cuda::check(r, "cuMemAlloc");
+    return reinterpret_cast<void *>(dptr);
+  }
+  if (kind_ == backend::pinned) {
+    if (const auto *api = cuda::driver()) {
+      ensure_context(*api);
+      void *p = nullptr;
+      CUresult r = api->cuMemHostAlloc(&p, size, CU_MEMHOSTALLOC_PORTABLE);
+      if (r == CUDA_ERROR_OUT_OF_MEMORY)
+        return nullptr;
+      cuda::check(r, "cuMemHostAlloc");
+      return p;
+    }
+  }
+  return ::operator new(size, std::align_val_t{host_alignment}, std::nothrow);
+}
+
+void caching_pool::backend_free(void *p, std::size_t size) {
+  (void)size;
+  if (kind_ == backend::device) {
+    const auto &api = cuda::require_driver();
+    cuda::make_current(device_.index());
+    KILN_CU(api, cuMemFree, reinterpret_cast<CUdeviceptr>(p));
+    return;
+  }
+  if (kind_ == backend::pinned) {
+    if (const auto *api = cuda::driver()) {
+      ensure_context(*api);
+      KILN_CU(*api, cuMemFreeHost, p);
+      return;
+    }
+  }
+  ::operator delete(p, std::align_val_t{host_alignment});
+}
+
+void caching_pool::backend_synchronize() {
+  if (kind_ == backend::device)
+    kiln::synchronize(device_);
+  else if (kind_ == backend::pinned)
+    kiln::synchronize(); // every GPU in use: async copies may read the blocks
+}
+
+} // namespace kiln::detail
