@@ -1,0 +1,217 @@
+//===- Frontend/ArrayExpr.cpp - Fusable array expressions -----------------===//
+#include "Frontend/ArrayExpr.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace clang;
+
+namespace kiln::frontend {
+
+const char *opName(OpKind k) {
+  switch (k) {
+#define CASE(K, S) case OpKind::K: return S;
+    CASE(Add, "+") CASE(Sub, "-") CASE(Mul, "*") CASE(Div, "/") CASE(Rem, "%") CASE(Neg, "unary -")
+    CASE(Eq, "==") CASE(Ne, "!=") CASE(Lt, "<") CASE(Le, "<=") CASE(Gt, ">") CASE(Ge, ">=")
+    CASE(And, "&&") CASE(Or, "||") CASE(Not, "!")
+    CASE(Exp, "exp") CASE(Log, "log") CASE(Log2, "log2") CASE(Log10, "log10") CASE(Sqrt, "sqrt")
+    CASE(Sin, "sin") CASE(Cos, "cos") CASE(Tan, "tan") CASE(Tanh, "tanh") CASE(Abs, "abs")
+    CASE(Sign, "sign") CASE(Floor, "floor") CASE(Ceil, "ceil") CASE(Round, "round") CASE(Pow, "pow")
+    CASE(Maximum, "maximum") CASE(Minimum, "minimum") CASE(Where, "where") CASE(Clip, "clip")
+    CASE(IsNan, "isnan") CASE(IsInf, "isinf") CASE(Real, "real") CASE(Imag, "imag")
+    CASE(Conj, "conj") CASE(Arg, "arg") CASE(Cast, "astype")
+#undef CASE
+  }
+  return "?";
+}
+
+/// True for declarations directly in namespace ::kiln.
+static bool inKilnNamespace(const Decl *d) {
+  const auto *ns = dyn_cast<NamespaceDecl>(d->getDeclContext()->getRedeclContext());
+  return ns && ns->getName() == "kiln" && ns->getParent()->getRedeclContext()->isTranslationUnit();
+}
+
+const Expr *stripImplicit(const Expr *e) {
+  while (e) {
+    const Expr *next = nullptr;
+    if (const auto *ic = dyn_cast<ImplicitCastExpr>(e)) next = ic->getSubExpr();
+    else if (const auto *p = dyn_cast<ParenExpr>(e)) next = p->getSubExpr();
+    else if (const auto *m = dyn_cast<MaterializeTemporaryExpr>(e)) next = m->getSubExpr();
+    else if (const auto *b = dyn_cast<CXXBindTemporaryExpr>(e)) next = b->getSubExpr();
+    else if (const auto *c = dyn_cast<ExprWithCleanups>(e)) next = c->getSubExpr();
+    else if (const auto *ce = dyn_cast<ConstantExpr>(e)) next = ce->getSubExpr();
+    else if (const auto *k = dyn_cast<CXXConstructExpr>(e)) {
+      // A copy or move of an array (e.g. returning by value) is not an operation.
+      if (k->getNumArgs() == 1 && k->getConstructor()->isCopyOrMoveConstructor() &&
+          arrayElementType(k->getType()))
+        next = k->getArg(0);
+    }
+    if (!next) return e;
+    e = next;
+  }
+  return e;
+}
+
+static std::optional<OpKind> operatorKind(OverloadedOperatorKind op, unsigned nargs) {
+  switch (op) {
+  case OO_Plus: return nargs == 2 ? std::optional(OpKind::Add) : std::nullopt;
+  case OO_Minus: return nargs == 2 ? OpKind::Sub : OpKind::Neg;
+  case OO_Star: return nargs == 2 ? std::optional(OpKind::Mul) : std::nullopt;
+  case OO_Slash: return OpKind::Div;
+  case OO_Percent: return OpKind::Rem;
+  case OO_EqualEqual: return OpKind::Eq;
+  case OO_ExclaimEqual: return OpKind::Ne;
+  case OO_Less: return OpKind::Lt;
+  case OO_LessEqual: return OpKind::Le;
+  case OO_Greater: return OpKind::Gt;
+  case OO_GreaterEqual: return OpKind::Ge;
+  case OO_AmpAmp: return OpKind::And;
+  case OO_PipePipe: return OpKind::Or;
+  case OO_Exclaim: return OpKind::Not;
+  default: return std::nullopt;
+  }
+}
+
+static std::optional<OpKind> functionKind(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<OpKind>>(name)
+      .Case("exp", OpKind::Exp).Case("log", OpKind::Log).Case("log2", OpKind::Log2)
+      .Case("log10", OpKind::Log10).Case("sqrt", OpKind::Sqrt).Case("sin", OpKind::Sin)
+      .Case("cos", OpKind::Cos).Case("tan", OpKind::Tan).Case("tanh", OpKind::Tanh)
+      .Case("abs", OpKind::Abs).Case("sign", OpKind::Sign).Case("floor", OpKind::Floor)
+      .Case("ceil", OpKind::Ceil).Case("round", OpKind::Round).Case("pow", OpKind::Pow)
+      .Case("maximum", OpKind::Maximum).Case("minimum", OpKind::Minimum)
+      .Case("where", OpKind::Where).Case("clip", OpKind::Clip).Case("isnan", OpKind::IsNan)
+      .Case("isinf", OpKind::IsInf).Case("real", OpKind::Real).Case("imag", OpKind::Imag)
+      .Case("conj", OpKind::Conj).Case("arg", OpKind::Arg)
+      .Default(std::nullopt);
+}
+
+std::optional<OpKind> classifyCall(const Expr *e, llvm::SmallVectorImpl<const Expr *> &args) {
+  e = stripImplicit(e);
+  if (!e || !arrayElementType(e->getType())) return std::nullopt;
+  args.clear();
+  if (const auto *oc = dyn_cast<CXXOperatorCallExpr>(e)) {
+    const FunctionDecl *fd = oc->getDirectCallee();
+    if (!fd || isa<CXXMethodDecl>(fd) || !inKilnNamespace(fd)) return std::nullopt;
+    auto k = operatorKind(oc->getOperator(), oc->getNumArgs());
+    if (k) args.append(oc->arg_begin(), oc->arg_end());
+    return k;
+  }
+  if (const auto *mc = dyn_cast<CXXMemberCallExpr>(e)) {
+    const CXXMethodDecl *md = mc->getMethodDecl();
+    if (md && md->getIdentifier() && md->getName() == "astype" &&
+        arrayElementType(mc->getImplicitObjectArgument()->getType())) {
+      args.push_back(mc->getImplicitObjectArgument());
+      return OpKind::Cast;
+    }
+    return std::nullopt;
+  }
+  if (const auto *call = dyn_cast<CallExpr>(e)) {
+    const FunctionDecl *fd = call->getDirectCallee();
+    if (!fd || !fd->getIdentifier() || !inKilnNamespace(fd)) return std::nullopt;
+    auto k = functionKind(fd->getName());
+    if (k) args.append(call->arg_begin(), call->arg_end());
+    return k;
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<FusedGroup> GroupBuilder::build(const Expr *root) {
+  auto g = std::make_unique<FusedGroup>();
+  g->root = stripImplicit(root);
+  leafByKey_.clear();
+  nested_.clear();
+  g->rootNode = visit(g->root, *g, 0);
+  if (!g->rootNode) return nullptr;
+  return g;
+}
+
+Node *GroupBuilder::visit(const Expr *e, FusedGroup &g, unsigned depth) {
+  e = stripImplicit(e);
+  if (depth > 256) return nullptr; // a local defined in terms of itself
+  llvm::SmallVector<const Expr *, 4> args;
+  if (auto k = classifyCall(e, args)) {
+    auto node = std::make_unique<Node>();
+    node->kind = Node::Kind::Op;
+    node->op = *k;
+    node->type = *arrayElementType(e->getType());
+    node->expr = e;
+    for (const Expr *a : args) {
+      Node *child = visit(a, g, depth + 1);
+      if (!child) return nullptr;
+      node->operands.push_back(child);
+    }
+    ++g.numOps;
+    g.nodes.push_back(std::move(node));
+    return g.nodes.back().get();
+  }
+  if (locals_) {
+    if (const auto *ref = dyn_cast<DeclRefExpr>(e))
+      if (const auto *vd = dyn_cast<VarDecl>(ref->getDecl()))
+        if (const Expr *init = locals_->lookup(vd)) return visit(init, g, depth + 1);
+  }
+  return makeLeaf(e, g);
+}
+
+Node *GroupBuilder::makeLeaf(const Expr *e, FusedGroup &g) {
+  const void *key = e;
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e)) key = ref->getDecl();
+  if (Node *n = leafByKey_.lookup(key)) return n;
+
+  auto node = std::make_unique<Node>();
+  node->expr = e;
+  if (auto t = arrayElementType(e->getType())) {
+    node->kind = Node::Kind::Input;
+    node->type = *t;
+    node->index = g.inputs.size();
+    g.inputs.push_back(e);
+    g.inputTypes.push_back(*t);
+    if (!isa<DeclRefExpr>(e)) collectNestedRoots(e);
+  } else if (auto s = scalarElementType(e->getType())) {
+    node->type = *s;
+    Expr::EvalResult r;
+    if (!e->isValueDependent() && e->EvaluateAsRValue(r, ctx_) && !r.HasSideEffects) {
+      node->kind = Node::Kind::Constant;
+      const APValue &v = r.Val;
+      if (v.isInt()) {
+        node->intConstant = v.getInt().getExtValue();
+        node->constant = static_cast<double>(node->intConstant);
+      } else if (v.isFloat()) {
+        node->constant = v.getFloat().convertToDouble();
+      } else if (v.isComplexFloat()) {
+        node->constant = {v.getComplexFloatReal().convertToDouble(), v.getComplexFloatImag().convertToDouble()};
+      } else {
+        node->kind = Node::Kind::Scalar;
+      }
+    } else {
+      node->kind = Node::Kind::Scalar;
+    }
+    if (node->kind == Node::Kind::Scalar) {
+      node->index = g.scalars.size();
+      g.scalars.push_back(e);
+      g.scalarTypes.push_back(*s);
+      if (!isa<DeclRefExpr>(e)) collectNestedRoots(e);
+    }
+  } else {
+    return nullptr;
+  }
+  g.nodes.push_back(std::move(node));
+  leafByKey_[key] = g.nodes.back().get();
+  return g.nodes.back().get();
+}
+
+void GroupBuilder::collectNestedRoots(const Stmt *s) {
+  for (const Stmt *child : s->children()) {
+    if (!child) continue;
+    llvm::SmallVector<const Expr *, 4> args;
+    if (const auto *ce = dyn_cast<Expr>(child); ce && classifyCall(ce, args)) {
+      nested_.push_back(stripImplicit(ce));
+      continue;
+    }
+    collectNestedRoots(child);
+  }
+}
+
+} // namespace kiln::frontend

@@ -1,0 +1,430 @@
+//===- Frontend/Frontend.cpp - kilnc's clang frontend ---------------------===//
+//
+// Builds the AST of the user's file with clang, then for every function of
+// the main file: checks KILN_FUSE bodies, finds fused groups (in KILN_FUSE
+// functions local arrays are inlined into their consumers), emits one
+// kiln.kernel function per group, and rewrites each group's expression into
+// a kiln::detail::call_fused(...) call. Function templates are analysed per
+// instantiation and rewritten once, selecting the kernel by template
+// arguments.
+//
+//===----------------------------------------------------------------------===//
+#include "Frontend/Frontend.h"
+#include "Frontend/ArrayExpr.h"
+#include "Frontend/FuseBodyChecker.h"
+#include "Frontend/MLIRGen.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Rewrite/Core/Rewriter.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <algorithm>
+
+using namespace clang;
+
+namespace kiln::frontend {
+namespace {
+
+bool hasAnnotation(const FunctionDecl *fd, llvm::StringRef what) {
+  for (const FunctionDecl *f : {fd, fd->getTemplateInstantiationPattern()}) {
+    if (!f) continue;
+    for (const auto *a : f->specific_attrs<AnnotateAttr>())
+      if (a->getAnnotation() == what) return true;
+  }
+  return false;
+}
+
+/// A C identifier from a file stem.
+std::string sanitize(llvm::StringRef s) {
+  std::string out;
+  for (char c : s) out += llvm::isAlnum(c) ? c : '_';
+  return out;
+}
+
+/// Collects the functions with bodies that are spelled in the main file.
+class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
+public:
+  explicit FunctionCollector(SourceManager &sm) : sm_(sm) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitLambdaBody() const { return true; }
+  bool VisitFunctionDecl(FunctionDecl *fd) {
+    if (fd->doesThisDeclarationHaveABody() && fd->getBody() &&
+        sm_.isInMainFile(sm_.getExpansionLoc(fd->getLocation())))
+      functions.push_back(fd);
+    return true;
+  }
+  std::vector<FunctionDecl *> functions;
+
+private:
+  SourceManager &sm_;
+};
+
+/// Roots of fused groups in one function body, and the locals of a
+/// KILN_FUSE function that are inlined into their consumers.
+struct BodyAnalysis {
+  llvm::DenseMap<const VarDecl *, const Expr *> inlinedLocals;
+  std::vector<const DeclStmt *> removedDecls; ///< declarations of inlined locals
+  std::vector<const Expr *> roots;            ///< innermost first
+};
+
+class BodyScanner : public RecursiveASTVisitor<BodyScanner> {
+public:
+  bool VisitExpr(Expr *e) {
+    llvm::SmallVector<const Expr *, 4> args;
+    if (classifyCall(e, args)) {
+      const Expr *s = stripImplicit(e);
+      if (seen.insert(s).second) fusable.push_back(s);
+      for (const Expr *a : args) operands.insert(stripImplicit(a));
+    }
+    if (auto *ref = dyn_cast<DeclRefExpr>(e)) refs.push_back(ref);
+    return true;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; } // a lambda's body is its own function
+  std::vector<const Expr *> fusable;
+  llvm::DenseSet<const Expr *> seen, operands;
+  std::vector<const DeclRefExpr *> refs;
+};
+
+BodyAnalysis analyzeBody(const FunctionDecl *fd, bool fuse, const SourceManager &sm) {
+  BodyAnalysis a;
+  BodyScanner scan;
+  scan.TraverseStmt(fd->getBody());
+
+  if (fuse) {
+    // Candidate locals: array variables declared at the top level of the body
+    // with an elementwise initializer.
+    llvm::DenseMap<const VarDecl *, const DeclStmt *> declOf;
+    if (const auto *body = dyn_cast<CompoundStmt>(fd->getBody())) {
+      for (const Stmt *s : body->body()) {
+        const auto *ds = dyn_cast<DeclStmt>(s);
+        if (!ds || !ds->isSingleDecl()) continue;
+        const auto *vd = dyn_cast<VarDecl>(ds->getSingleDecl());
+        if (!vd || !vd->getInit() || !arrayElementType(vd->getType())) continue;
+        const Expr *init = stripImplicit(vd->getInit());
+        if (scan.seen.count(init)) {
+          a.inlinedLocals[vd] = init;
+          declOf[vd] = ds;
+        }
+      }
+    }
+    // A local used anywhere but as an operand of an elementwise operation
+    // (returned, viewed, passed to matmul, ...) keeps its storage.
+    llvm::DenseSet<const VarDecl *> used;
+    for (const DeclRefExpr *ref : scan.refs) {
+      const auto *vd = dyn_cast<VarDecl>(ref->getDecl());
+      if (!vd || !a.inlinedLocals.count(vd)) continue;
+      used.insert(vd);
+      if (!scan.operands.count(ref)) a.inlinedLocals.erase(vd);
+    }
+    for (auto it = a.inlinedLocals.begin(); it != a.inlinedLocals.end();) {
+      auto cur = it++;
+      if (!used.count(cur->first)) a.inlinedLocals.erase(cur); // unused: leave as written
+    }
+    for (auto &[vd, init] : a.inlinedLocals) a.removedDecls.push_back(declOf[vd]);
+  }
+
+  llvm::DenseSet<const Expr *> inlinedInits;
+  for (auto &[vd, init] : a.inlinedLocals) inlinedInits.insert(init);
+  for (const Expr *e : scan.fusable)
+    if (!scan.operands.count(e) && !inlinedInits.count(e)) a.roots.push_back(e);
+  // Innermost first: a root inside another's leaf is rewritten before it.
+  std::stable_sort(a.roots.begin(), a.roots.end(), [&](const Expr *x, const Expr *y) {
+    auto len = [&](const Expr *e) {
+      return sm.getFileOffset(sm.getExpansionLoc(e->getEndLoc())) - sm.getFileOffset(sm.getExpansionLoc(e->getBeginLoc()));
+    };
+    return len(x) < len(y);
+  });
+  std::sort(a.removedDecls.begin(), a.removedDecls.end());
+  return a;
+}
+
+class Translator {
+public:
+  Translator(ASTUnit &ast, const FrontendOptions &opts, mlir::MLIRContext &ctx, FrontendResult &result)
+      : ast_(ast), ctxAST_(ast.getASTContext()), sm_(ast.getSourceManager()), diags_(ast.getDiagnostics()),
+        opts_(opts), result_(result), rewriter_(sm_, ast.getLangOpts()) {
+    errorId_ = diags_.getCustomDiagID(DiagnosticsEngine::Error, "%0");
+    mlir::OpBuilder b(&ctx);
+    result_.module = mlir::ModuleOp::create(b.getUnknownLoc());
+    llvm::SmallString<256> abs(opts.file);
+    llvm::sys::fs::make_absolute(abs);
+    hash_ = llvm::utohexstr(llvm::xxh3_64bits(llvm::StringRef(abs)) & 0xffffffffu, /*LowerCase=*/true);
+    stem_ = sanitize(llvm::sys::path::stem(opts.file));
+    fileName_ = opts.file;
+  }
+
+  bool run() {
+    FunctionCollector fc(sm_);
+    fc.TraverseDecl(ctxAST_.getTranslationUnitDecl());
+    // Templates: group instantiations by pattern.
+    llvm::MapVector<const FunctionDecl *, std::vector<const FunctionDecl *>> instantiations;
+    for (FunctionDecl *fd : fc.functions) {
+      bool fuse = hasAnnotation(fd, "kiln.fuse");
+      if (fd->isDependentContext()) {
+        if (fuse && fd->getDescribedFunctionTemplate() == nullptr && !fd->getPrimaryTemplate())
+          error(fd->getLocation(), "KILN_FUSE on a member of a class template or a generic lambda is not "
+                                   "supported yet; use a function template");
+        else if (fuse) checkFuseBody(fd, diags_);
+        continue;
+      }
+      if (fd->isTemplateInstantiation()) {
+        if (fd->getPrimaryTemplate()) instantiations[fd->getTemplateInstantiationPattern()].push_back(fd);
+        continue; // members of class templates are left to the eager runtime
+      }
+      if (fuse && !checkFuseBody(fd, diags_)) continue;
+      translateFunction(fd, fuse, nullptr, 0);
+    }
+    for (auto &[pattern, insts] : instantiations) translateTemplate(pattern, insts);
+    if (diags_.hasErrorOccurred()) return false;
+    finishRewrite();
+    return !diags_.hasErrorOccurred();
+  }
+
+private:
+  void error(SourceLocation loc, const std::string &msg) { diags_.Report(loc, errorId_) << msg; }
+
+  std::string functionName(const FunctionDecl *fd) {
+    std::string n = fd->getNameAsString();
+    if (isa<CXXMethodDecl>(fd) && cast<CXXMethodDecl>(fd)->getParent()->isLambda()) n = "lambda";
+    return sanitize(n.empty() ? "fn" : n);
+  }
+
+  /// Source text of `e` with the rewrites made so far.
+  std::string textOf(const Expr *e) {
+    CharSourceRange r = CharSourceRange::getTokenRange(sm_.getExpansionRange(e->getSourceRange()).getAsRange());
+    return rewriter_.getRewrittenText(r);
+  }
+
+  /// Replaces `range` by `text`, padding with newlines so that the lines
+  /// after it keep their numbers (the #line at the top then holds).
+  void replaceKeepingLines(SourceRange range, const std::string &text) {
+    CharSourceRange r = CharSourceRange::getTokenRange(sm_.getExpansionRange(range).getAsRange());
+    unsigned l0 = sm_.getExpansionLineNumber(r.getBegin());
+    unsigned l1 = sm_.getExpansionLineNumber(r.getEnd());
+    rewriter_.ReplaceText(r, text + std::string(l1 - l0, '\n'));
+  }
+
+  struct GroupResult {
+    std::unique_ptr<FusedGroup> group;
+    std::string kernel;
+  };
+
+  /// Builds the groups of one (non-dependent) function and their kernels.
+  /// Returns false on error.
+  bool buildGroups(const FunctionDecl *fd, bool fuse, const std::string &kernelPrefix,
+                   std::vector<GroupResult> &out, BodyAnalysis &analysis) {
+    analysis = analyzeBody(fd, fuse, sm_);
+    GroupBuilder gb(ctxAST_, fuse ? &analysis.inlinedLocals : nullptr);
+    unsigned k = 0;
+    for (const Expr *root : analysis.roots) {
+      if (root->getBeginLoc().isMacroID() && sm_.isMacroBodyExpansion(root->getBeginLoc())) {
+        if (fuse) error(root->getBeginLoc(), "array expressions inside macros cannot be fused; expand the macro");
+        continue; // outside KILN_FUSE the eager runtime computes it
+      }
+      auto g = gb.build(root);
+      if (!g) {
+        error(root->getBeginLoc(), "this array expression has an operand kilnc cannot pass to a kernel "
+                                   "(neither a kiln::array nor an arithmetic or complex scalar)");
+        return false;
+      }
+      if (g->inputs.empty()) continue;
+      std::string name = kernelPrefix + "_" + std::to_string(k++);
+      bool ok = emitKernel(result_.module.get(), name, *g, sm_, [&](const Node &n, const std::string &msg) {
+        error(n.expr->getBeginLoc(), msg);
+      });
+      if (!ok) return false;
+      out.push_back({std::move(g), name});
+    }
+    return true;
+  }
+
+  KernelDecl declOf(const GroupResult &r) {
+    KernelDecl d;
+    d.name = r.kernel;
+    d.inputs = r.group->inputTypes;
+    d.scalars = r.group->scalarTypes;
+    d.outputs = {r.group->rootNode->type};
+    return d;
+  }
+
+  void record(const FunctionDecl *fd, const GroupResult &r) {
+    FusionRecord rec;
+    PresumedLoc p = sm_.getPresumedLoc(sm_.getExpansionLoc(r.group->root->getBeginLoc()));
+    rec.location = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" + std::to_string(p.getColumn());
+    rec.function = fd->getQualifiedNameAsString();
+    rec.kernel = r.kernel;
+    rec.numOps = r.group->numOps;
+    rec.numInputs = r.group->inputs.size();
+    rec.numScalars = r.group->scalars.size();
+    unsigned bytes = byteSize(r.group->rootNode->type);
+    for (ElementType t : r.group->inputTypes) bytes += byteSize(t);
+    rec.bytesPerElement = bytes;
+    result_.report.push_back(rec);
+  }
+
+  /// The call that replaces a group's expression.
+  std::string callText(const FusedGroup &g, const std::string &outType, const std::string &kernelRef) {
+    std::string s = "::kiln::detail::call_fused<" + outType + ">(" + kernelRef + ", {";
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      s += (i ? ", " : "") + std::string("::kiln::detail::in(") + textOf(g.inputs[i]) + ")";
+    s += "}, {";
+    for (size_t i = 0; i < g.scalars.size(); ++i)
+      s += (i ? ", " : "") + std::string("::kiln::detail::scalar(") + textOf(g.scalars[i]) + ")";
+    return s + "})";
+  }
+
+  void translateFunction(const FunctionDecl *fd, bool fuse, const void *, unsigned) {
+    std::string prefix = "kiln_" + stem_ + "_" + hash_ + "_" + functionName(fd) + "_" + std::to_string(fnCounter_++);
+    std::vector<GroupResult> groups;
+    BodyAnalysis analysis;
+    if (!buildGroups(fd, fuse, prefix, groups, analysis)) return;
+    for (auto &r : groups) {
+      std::string accessor = "__kiln_k_" + hash_ + "_" + std::to_string(accessorCounter_++);
+      KernelDecl d = declOf(r);
+      d.accessor = "const ::kiln::detail::fused_kernel &" + accessor + "() noexcept";
+      prologue_ += d.accessor + ";\n";
+      replaceKeepingLines(r.group->root->getSourceRange(),
+                          callText(*r.group, cxxSpelling(r.group->rootNode->type), "::" + accessor + "()"));
+      record(fd, r);
+      result_.kernels.push_back(std::move(d));
+    }
+    removeDecls(analysis);
+  }
+
+  void removeDecls(const BodyAnalysis &analysis) {
+    for (const DeclStmt *ds : analysis.removedDecls) replaceKeepingLines(ds->getSourceRange(), "");
+  }
+
+  void translateTemplate(const FunctionDecl *pattern, const std::vector<const FunctionDecl *> &insts) {
+    const FunctionTemplateDecl *ftd = pattern->getDescribedFunctionTemplate();
+    bool fuse = hasAnnotation(pattern, "kiln.fuse");
+    if (!ftd) return;
+    // Template parameter names, used to select the kernel in the rewritten body.
+    std::vector<std::string> params;
+    for (const NamedDecl *p : *ftd->getTemplateParameters()) {
+      const auto *tp = dyn_cast<TemplateTypeParmDecl>(p);
+      if (!tp || tp->isParameterPack() || p->getName().empty()) {
+        if (fuse)
+          error(p->getLocation(), "kilnc supports KILN_FUSE templates whose parameters are named types; "
+                                  "this parameter is not");
+        return;
+      }
+      params.push_back(p->getNameAsString());
+    }
+    if (fuse && !checkFuseBody(insts.front(), diags_)) return;
+
+    std::string prefix = "kiln_" + stem_ + "_" + hash_ + "_" + functionName(pattern) + "_" + std::to_string(fnCounter_++);
+    std::vector<std::vector<GroupResult>> perInst;
+    BodyAnalysis analysis;
+    for (size_t i = 0; i < insts.size(); ++i) {
+      std::vector<GroupResult> groups;
+      if (!buildGroups(insts[i], fuse, prefix + "_i" + std::to_string(i), groups, analysis)) return;
+      if (i && groups.size() != perInst[0].size()) {
+        error(insts[i]->getPointOfInstantiation(),
+              "this instantiation fuses into a different number of kernels than the first; kilnc cannot "
+              "rewrite the template once for both");
+        return;
+      }
+      perInst.push_back(std::move(groups));
+    }
+    if (perInst.empty()) return;
+    PrintingPolicy pp(ctxAST_.getLangOpts());
+    pp.FullyQualifiedName = true;
+    pp.SuppressScope = false;
+    std::string argList = llvm::join(params, ", ");
+    for (size_t j = 0; j < perInst[0].size(); ++j) {
+      std::string sel = "__kiln_t_" + hash_ + "_" + std::to_string(accessorCounter_++);
+      prologue_ += "template <class...> struct " + sel + ";\n";
+      for (size_t i = 0; i < insts.size(); ++i) {
+        const TemplateArgumentList *args = insts[i]->getTemplateSpecializationArgs();
+        std::vector<std::string> argTexts;
+        for (const TemplateArgument &ta : args->asArray()) argTexts.push_back(ta.getAsType().getCanonicalType().getAsString(pp));
+        std::string spec = sel + "<" + llvm::join(argTexts, ", ") + ">";
+        const GroupResult &r = perInst[i][j];
+        prologue_ += "template <> struct " + spec + " { using out = " + cxxSpelling(r.group->rootNode->type) +
+                     "; static const ::kiln::detail::fused_kernel &get() noexcept; };\n";
+        KernelDecl d = declOf(r);
+        d.accessor = "const ::kiln::detail::fused_kernel &" + spec + "::get() noexcept";
+        record(insts[i], r);
+        result_.kernels.push_back(std::move(d));
+      }
+      const GroupResult &r0 = perInst[0][j];
+      std::string ref = "::" + sel + "<" + argList + ">";
+      replaceKeepingLines(r0.group->root->getSourceRange(),
+                          callText(*r0.group, "typename " + ref + "::out", ref + "::get()"));
+    }
+    removeDecls(analysis);
+  }
+
+  void finishRewrite() {
+    FileID main = sm_.getMainFileID();
+    std::string head = "// Rewritten by kilnc from " + fileName_ + ": fused array expressions call kernels.\n"
+                       "#include <kiln/kiln.hpp>\n#include <kiln/detail/fused.hpp>\n" +
+                       prologue_ + "#line 1 \"" + fileName_ + "\"\n";
+    if (!result_.kernels.empty()) rewriter_.InsertTextBefore(sm_.getLocForStartOfFile(main), head);
+    else rewriter_.InsertTextBefore(sm_.getLocForStartOfFile(main), "#line 1 \"" + fileName_ + "\"\n");
+    const llvm::RewriteBuffer *buf = rewriter_.getRewriteBufferFor(main);
+    if (buf) result_.rewrittenSource = std::string(buf->begin(), buf->end());
+    else result_.rewrittenSource = sm_.getBufferData(main).str();
+  }
+
+  ASTUnit &ast_;
+  ASTContext &ctxAST_;
+  SourceManager &sm_;
+  DiagnosticsEngine &diags_;
+  const FrontendOptions &opts_;
+  FrontendResult &result_;
+  Rewriter rewriter_;
+  unsigned errorId_;
+  std::string hash_, stem_, fileName_, prologue_;
+  unsigned fnCounter_ = 0, accessorCounter_ = 0;
+};
+
+} // namespace
+
+bool translate(const FrontendOptions &opts, mlir::MLIRContext &ctx, FrontendResult &result) {
+  auto buffer = llvm::MemoryBuffer::getFile(opts.file);
+  if (!buffer) {
+    llvm::errs() << "kilnc: error: cannot read '" << opts.file << "': " << buffer.getError().message() << "\n";
+    return false;
+  }
+  std::vector<std::string> args = {"-xc++"};
+  bool hasStd = false;
+  for (const std::string &a : opts.compileArgs) hasStd |= llvm::StringRef(a).starts_with("-std=");
+  if (!hasStd) args.push_back("-std=c++20");
+  if (!opts.resourceDir.empty()) args.insert(args.end(), {"-resource-dir", opts.resourceDir});
+  if (!opts.kilnIncludeDir.empty()) args.push_back("-I" + opts.kilnIncludeDir);
+  args.insert(args.end(), opts.compileArgs.begin(), opts.compileArgs.end());
+  args.push_back("-D__KILNC__=1");
+
+  DiagnosticOptions diagOpts;
+  diagOpts.ShowColors = false;
+  TextDiagnosticPrinter printer(llvm::errs(), diagOpts);
+  std::unique_ptr<ASTUnit> ast = tooling::buildASTFromCodeWithArgs(
+      (*buffer)->getBuffer(), args, opts.file, "kilnc", std::make_shared<PCHContainerOperations>(),
+      tooling::getClangStripDependencyFileAdjuster(), tooling::FileContentMappings(), &printer);
+  if (!ast || ast->getDiagnostics().hasErrorOccurred()) return false;
+
+  // Kiln's own diagnostics go through the same printer, with source lines.
+  ast->getDiagnostics().setClient(&printer, /*ShouldOwnClient=*/false);
+  printer.BeginSourceFile(ast->getLangOpts(), &ast->getPreprocessor());
+  Translator t(*ast, opts, ctx, result);
+  bool ok = t.run();
+  printer.EndSourceFile();
+  return ok;
+}
+
+} // namespace kiln::frontend

@@ -1,0 +1,67 @@
+//===- Frontend/Frontend.h - kilnc's clang frontend ------------*- C++ -*-===//
+//
+// Parses one C++ file with the user's compile flags, finds KILN_FUSE
+// functions and array expressions, translates each fused group into a
+// `kiln.kernel` function in an MLIR module, and rewrites the source so that
+// each group becomes a call into kiln_runtime.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_FRONTEND_FRONTEND_H
+#define KILN_FRONTEND_FRONTEND_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::frontend {
+
+/// Element types as the runtime names them (kiln::dtype's enumerator names).
+enum class ElementType { Bool, Int8, UInt8, Int32, Int64, Float32, Float64, Complex64, Complex128 };
+
+/// Text of the kiln::dtype enumerator, e.g. "float32", "bool_".
+const char *runtimeDTypeName(ElementType t);
+
+/// One fused kernel: what the rewritten C++ needs to describe it.
+struct KernelDecl {
+  std::string name;                  ///< MLIR function name = variant stem
+  std::vector<ElementType> inputs;   ///< array operands
+  std::vector<ElementType> outputs;  ///< results
+  std::vector<ElementType> scalars;  ///< scalar operands, in order
+  /// Declarator of the C++ accessor that returns the kernel's descriptor,
+  /// e.g. "const ::kiln::detail::fused_kernel &__kiln_k_1a2b_0() noexcept".
+  std::string accessor;
+};
+
+/// One line of --fusion-report.
+struct FusionRecord {
+  std::string location;   ///< file:line:col of the fused expression
+  std::string function;   ///< enclosing C++ function
+  std::string kernel;     ///< kernel name
+  unsigned numOps = 0;    ///< elementwise operations fused
+  unsigned numInputs = 0, numScalars = 0;
+  unsigned bytesPerElement = 0; ///< bytes read + written per output element
+};
+
+struct FrontendOptions {
+  std::string file;                     ///< the source to compile
+  std::vector<std::string> compileArgs; ///< flags for clang (-I, -D, -std, ...)
+  std::string resourceDir;              ///< clang's resource dir (builtin headers)
+  std::string kilnIncludeDir;           ///< where <kiln/kiln.hpp> lives
+};
+
+struct FrontendResult {
+  mlir::OwningOpRef<mlir::ModuleOp> module; ///< kiln.kernel functions
+  std::string rewrittenSource;              ///< the file, kernels called; #line kept
+  std::vector<KernelDecl> kernels;
+  std::vector<FusionRecord> report;
+};
+
+/// Runs the frontend. Diagnostics (clang-style, file:line:col with source line
+/// and caret) go to stderr; returns false when there were errors.
+bool translate(const FrontendOptions &opts, mlir::MLIRContext &ctx, FrontendResult &result);
+
+} // namespace kiln::frontend
+
+#endif

@@ -1,0 +1,145 @@
+//===- Pipeline/Pipeline.cpp - Kiln's MLIR pipeline, as the driver sees it ===//
+//
+// Strings the passes and back ends together: fuse (fused-mlir stage), then
+// generate the variants once for all kernels and emit PTX, the fatbin and the
+// host object from that one module.
+//
+//===----------------------------------------------------------------------===//
+#include "Pipeline/Pipeline.h"
+#include "Target/Host/EmitHostObject.h"
+#include "Target/PTX/BundleFatbin.h"
+#include "Target/PTX/EmitPTX.h"
+#include "Transforms/KernelSignature.h"
+#include "Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace kiln::pipeline {
+
+/// The PTX every kernel is compiled to; the driver JITs it on newer GPUs.
+static constexpr const char *kPtxChip = "sm_80";
+static constexpr const char *kPtxFeatures = "+ptx80";
+
+void registerDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+}
+
+void registerPasses() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerAllPasses();
+    registerKilnPasses();
+  });
+}
+
+LogicalResult fuse(ModuleOp module) {
+  registerPasses();
+  PassManager pm(module.getContext());
+  pm.addPass(createFuseKernelsPass());
+  pm.addPass(createVerifyFusedKernelsPass());
+  return pm.run(module);
+}
+
+std::vector<KernelStats> collectStats(ModuleOp module) {
+  std::vector<KernelStats> stats;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func->hasAttr(kKernelAttr))
+      continue;
+    KernelStats s{func.getSymName().str(), 0, 0, 0, 0, 0, 0};
+    func.walk([&](linalg::GenericOp) { ++s.kernelsAfterFusion; });
+    s.opsBeforeFusion = s.kernelsAfterFusion;
+    if (auto attr = func->getAttrOfType<IntegerAttr>(kOpsBeforeFusionAttr))
+      s.opsBeforeFusion = attr.getInt();
+    for (Type type : func.getArgumentTypes()) {
+      if (auto tensor = dyn_cast<ShapedType>(type)) {
+        ++s.numInputs;
+        s.bytesPerElement += storageBytes(tensor.getElementType());
+      } else {
+        ++s.numScalars;
+      }
+    }
+    for (Type type : func.getResultTypes()) {
+      ++s.numOutputs;
+      if (auto tensor = dyn_cast<ShapedType>(type))
+        s.bytesPerElement += storageBytes(tensor.getElementType());
+    }
+    stats.push_back(std::move(s));
+  }
+  return stats;
+}
+
+FailureOr<unsigned> contigVectorWidth(ModuleOp fusedModule, llvm::StringRef kernel) {
+  auto func = fusedModule.lookupSymbol<func::FuncOp>(kernel);
+  if (!func)
+    return fusedModule.emitError() << "kiln: no kernel @" << kernel;
+  FailureOr<FusedKernel> analysed = analyzeFusedKernel(func);
+  if (failed(analysed))
+    return failure();
+  return vectorWidth(*analysed);
+}
+
+FailureOr<CompiledKernels> compile(ModuleOp fusedModule, const Options &options) {
+  registerPasses();
+  CompiledKernels result;
+  result.stats = collectStats(fusedModule);
+  if (result.stats.empty())
+    return result;
+
+  OwningOpRef<ModuleOp> module = cast<ModuleOp>(fusedModule->clone());
+  PassManager pm(fusedModule.getContext());
+  pm.addPass(createVerifyFusedKernelsPass());
+  pm.addPass(createGenerateVariantsPass());
+  if (failed(pm.run(*module)))
+    return failure();
+
+  if (options.emitPtx) {
+    ptx::PTXOptions ptxOptions;
+    ptxOptions.chip = kPtxChip;
+    ptxOptions.features = kPtxFeatures;
+    ptxOptions.optLevel = std::clamp(options.optLevel, 0, 3);
+    FailureOr<std::string> ptx = ptx::emitPTX(*module, ptxOptions);
+    if (failed(ptx))
+      return failure();
+    result.ptx = std::move(*ptx);
+    if (!options.cudaArchs.empty()) {
+      std::string ptxas =
+          options.ptxasPath.empty() ? ptx::defaultPtxasPath().str() : options.ptxasPath;
+      if (!llvm::sys::fs::can_execute(ptxas)) {
+        emitWarning(fusedModule.getLoc())
+            << "kiln: ptxas not found at '" << ptxas
+            << "'; emitting PTX only (no cubins for --cuda-arch)";
+      } else {
+        FailureOr<std::string> fatbin =
+            ptx::bundleFatbin(fusedModule.getLoc(), result.ptx, kPtxChip, options.cudaArchs,
+                              ptxas, options.fatbinaryPath, options.optLevel);
+        if (failed(fatbin))
+          return failure();
+        result.fatbin = std::move(*fatbin);
+      }
+    }
+  }
+  if (options.emitHost) {
+    FailureOr<std::string> object = host::emitHostObject(*module, options.optLevel);
+    if (failed(object))
+      return failure();
+    result.hostObject = std::move(*object);
+  }
+  return result;
+}
+
+} // namespace kiln::pipeline

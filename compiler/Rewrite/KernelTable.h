@@ -1,0 +1,31 @@
+//===- Rewrite/KernelTable.h - Kernel definitions in rewritten C++ -*- C++ -*-===//
+//
+// Emits the C++ that defines each kernel of a translation unit: the PTX (and
+// fatbin) as data, declarations of the host variants, and one
+// kiln::detail::fused_kernel object per kernel. The driver appends it to the
+// rewritten source.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_REWRITE_KERNELTABLE_H
+#define KILN_REWRITE_KERNELTABLE_H
+
+#include "Frontend/Frontend.h"
+
+#include <string>
+
+namespace kiln::rewrite {
+
+struct KernelTableInput {
+  const std::vector<frontend::KernelDecl> *kernels;
+  const std::string *ptx;     ///< empty: no GPU code
+  const std::string *fatbin;  ///< empty: none
+  bool withHost = true;       ///< host variants are linked in
+  unsigned vectorBytes = 16;  ///< bytes per vector access in _contig
+};
+
+/// C++ source defining every kernel (appended after the user's code).
+std::string emitKernelTable(const KernelTableInput &in);
+
+} // namespace kiln::rewrite
+
+#endif

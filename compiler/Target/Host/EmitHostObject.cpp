@@ -1,0 +1,173 @@
+//===- Target/Host/EmitHostObject.cpp - host variants to an object --------===//
+//
+// Lowers the host variants to the LLVM dialect, adds the exported
+// `<variant>_host(void **args)` wrappers (cuLaunchKernel's kernelParams
+// packing), makes everything else internal, optimizes for a baseline CPU of
+// the host's architecture (no -march=native) and emits an object file.
+//
+//===----------------------------------------------------------------------===//
+#include "Target/Host/EmitHostObject.h"
+#include "Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace kiln::host {
+namespace {
+
+/// Adds `<name>_host(ptr args)`: loads parameter i through args[i] and calls
+/// the variant `callee`.
+void addWrapper(OpBuilder &b, LLVM::LLVMFuncOp callee) {
+  Location loc = callee.getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr});
+  auto wrapper = LLVM::LLVMFuncOp::create(b, loc, (callee.getName() + "_host").str(), type);
+  Block *entry = wrapper.addEntryBlock(b);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  Value args = entry->getArgument(0);
+  SmallVector<Value> params;
+  for (auto [i, paramType] : llvm::enumerate(callee.getFunctionType().getParams())) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, args,
+                                     ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+    Value address = LLVM::LoadOp::create(b, loc, ptr, slot);
+    params.push_back(LLVM::LoadOp::create(b, loc, paramType, address));
+  }
+  LLVM::CallOp::create(b, loc, callee, params);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+}
+
+/// A target machine for a baseline CPU of the host architecture.
+FailureOr<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine(Location loc, int optLevel) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return emitError(loc) << "kiln: no LLVM target for " << triple.str() << ": " << error;
+  llvm::StringRef cpu = triple.getArch() == llvm::Triple::x86_64 ? "x86-64" : "generic";
+  llvm::TargetOptions targetOptions;
+  auto level = optLevel <= 0   ? llvm::CodeGenOptLevel::None
+               : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+               : optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                               : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, "", targetOptions, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!machine)
+    return emitError(loc) << "kiln: cannot create a target machine for " << triple.str();
+  return machine;
+}
+
+void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = optLevel >= 2;
+  tuning.SLPVectorization = optLevel >= 2;
+  llvm::PassBuilder pb(&machine, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel level = optLevel <= 0   ? llvm::OptimizationLevel::O0
+                                  : optLevel == 1 ? llvm::OptimizationLevel::O1
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
+                                    ? pb.buildO0DefaultPipeline(level)
+                                    : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+}
+
+} // namespace
+
+FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel, HostOutput output) {
+  MLIRContext *ctx = module.getContext();
+  Location loc = module.getLoc();
+  OwningOpRef<ModuleOp> hostOnly = cast<ModuleOp>(module->clone());
+  (*hostOnly)->removeAttr("gpu.container_module");
+  SmallVector<std::string> variants;
+  for (Operation &op : llvm::make_early_inc_range(hostOnly->getBody()->getOperations())) {
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (func && func->hasAttr(kHostVariantAttr)) {
+      variants.push_back(func.getSymName().str());
+      continue;
+    }
+    op.erase();
+  }
+  if (variants.empty())
+    return emitError(loc) << "kiln: no host variants to compile (run kiln-generate-variants)";
+
+  PassManager pm(ctx);
+  const char *pipeline =
+      "func.func(convert-complex-to-standard),convert-scf-to-cf,expand-strided-metadata,"
+      "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
+      "convert-complex-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+      "convert-index-to-llvm,reconcile-unrealized-casts";
+  if (failed(parsePassPipeline(pipeline, pm)))
+    return emitError(loc) << "kiln: invalid host pass pipeline";
+  if (failed(pm.run(*hostOnly)))
+    return emitError(loc) << "kiln: lowering the host variants to LLVM failed";
+
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(hostOnly->getBody());
+  for (const std::string &name : variants) {
+    auto callee = hostOnly->lookupSymbol<LLVM::LLVMFuncOp>(name);
+    if (!callee)
+      return emitError(loc) << "kiln: host variant @" << name << " vanished while lowering";
+    callee.setLinkage(LLVM::Linkage::Internal);
+    addWrapper(b, callee);
+  }
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*hostOnly, llvmContext);
+  if (!llvmModule)
+    return emitError(loc) << "kiln: translating the host variants to LLVM IR failed";
+  auto machine = hostTargetMachine(loc, optLevel);
+  if (failed(machine))
+    return failure();
+  llvmModule->setTargetTriple((*machine)->getTargetTriple());
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  optimize(*llvmModule, **machine, optLevel);
+
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  if (output == HostOutput::LLVMIR) {
+    llvmModule->print(os, nullptr);
+    return bytes;
+  }
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream objectStream(buffer);
+  llvm::legacy::PassManager codegen;
+  if ((*machine)->addPassesToEmitFile(codegen, objectStream, nullptr,
+                                      llvm::CodeGenFileType::ObjectFile))
+    return emitError(loc) << "kiln: the host target cannot emit object files";
+  codegen.run(*llvmModule);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+} // namespace kiln::host

@@ -1,0 +1,64 @@
+//===- Target/PTX/EmitPTX.cpp - gpu.module to PTX text --------------------===//
+//
+// Clones `gpu.module @kiln_kernels` into a module of its own, lowers it to the
+// NVVM dialect, serializes it with MLIR's NVVM target in `isa` format and
+// returns the PTX text of the resulting gpu.binary.
+//
+//===----------------------------------------------------------------------===//
+#include "Target/PTX/EmitPTX.h"
+#include "Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+#ifndef KILN_DEFAULT_LIBDEVICE
+#define KILN_DEFAULT_LIBDEVICE "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"
+#endif
+
+namespace kiln::ptx {
+
+FailureOr<std::string> emitPTX(ModuleOp module, const PTXOptions &options) {
+  gpu::GPUModuleOp kernels;
+  for (auto op : module.getOps<gpu::GPUModuleOp>())
+    if (op.getName() == kGpuModuleName)
+      kernels = op;
+  if (!kernels)
+    return module.emitError() << "no gpu.module @" << kGpuModuleName << " to compile to PTX";
+
+  MLIRContext *ctx = module.getContext();
+  OwningOpRef<ModuleOp> gpuOnly = ModuleOp::create(module.getLoc());
+  (*gpuOnly)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
+  gpuOnly->getBody()->push_back(kernels->clone());
+
+  // libdevice is linked only if present: kernels without math functions do
+  // not need it, and the NVVM target reports a missing one when needed.
+  std::string libdevice =
+      options.libdevicePath.empty() ? KILN_DEFAULT_LIBDEVICE : options.libdevicePath;
+  std::string link =
+      llvm::sys::fs::exists(libdevice) ? llvm::formatv(" l={0}", libdevice).str() : "";
+  std::string pipeline = llvm::formatv(
+      "nvvm-attach-target{{chip={0} features={1} O={2}{3}},"
+      "gpu.module(convert-complex-to-standard,convert-vector-to-scf,convert-scf-to-cf,"
+      "convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
+      "gpu-module-to-binary{{format=isa}",
+      options.chip, options.features, options.optLevel, link);
+
+  PassManager pm(ctx);
+  if (failed(parsePassPipeline(pipeline, pm)))
+    return module.emitError() << "kiln: invalid PTX pass pipeline: " << pipeline;
+  if (failed(pm.run(*gpuOnly)))
+    return module.emitError() << "kiln: lowering the kernels to PTX failed";
+
+  for (auto binary : gpuOnly->getOps<gpu::BinaryOp>())
+    for (Attribute attr : binary.getObjects())
+      if (auto object = dyn_cast<gpu::ObjectAttr>(attr))
+        return object.getObject().getValue().str();
+  return module.emitError() << "kiln: the NVVM target produced no PTX";
+}
+
+} // namespace kiln::ptx

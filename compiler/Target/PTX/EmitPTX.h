@@ -1,0 +1,27 @@
+//===- Target/PTX/EmitPTX.h - gpu.module to PTX text ------------*- C++ -*-===//
+//
+// Lowers the `gpu.module @kiln_kernels` of a module to NVVM and PTX text
+// (MLIR's NVVM target, format isa); no CUDA toolkit needed.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace kiln::ptx {
+
+struct PTXOptions {
+  std::string chip = "sm_80";
+  std::string features = "+ptx80";
+  int optLevel = 3;
+  /// libdevice bitcode for math functions; empty: the configured default.
+  std::string libdevicePath;
+};
+
+/// PTX of the gpu.module @kiln_kernels in `module` (which is not modified).
+mlir::FailureOr<std::string> emitPTX(mlir::ModuleOp module, const PTXOptions &options);
+
+} // namespace kiln::ptx

@@ -1,0 +1,348 @@
+//===- Transforms/GenerateVariants.cpp - ABI variants of fused kernels ----===//
+//
+// The `kiln-generate-variants` pass: for every fused kiln.kernel function,
+// builds the variants of docs/kernel-abi.md from the fused linalg.generic's
+// body: `<name>_contig` (vector loads of 16 bytes) and `<name>_strided1..4`,
+// as grid-stride gpu.func kernels in `gpu.module @kiln_kernels` and as host
+// func.func loops with the same parameters.
+//
+//===----------------------------------------------------------------------===//
+#include "Transforms/KernelSignature.h"
+#include "Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+/// The highest rank with a strided variant (kiln::detail::max_kernel_rank).
+constexpr unsigned kMaxRank = 4;
+
+/// Builds the variants of one fused kernel.
+class VariantBuilder {
+public:
+  VariantBuilder(FusedKernel kernel) : k(kernel), ctx(kernel.func.getContext()) {
+    for (auto [i, arg] : llvm::enumerate(k.scalarArgs))
+      scalarOfArg[arg] = i;
+  }
+
+  /// Parameter types: operands as memrefs of `rank` (0: contig), then scalars.
+  FunctionType signature(unsigned rank) const {
+    SmallVector<Type> params;
+    for (Type t : k.operandTypes())
+      params.push_back(memrefType(t, rank));
+    for (Type t : k.scalarTypes)
+      params.push_back(storageType(t));
+    return FunctionType::get(ctx, params, {});
+  }
+
+  void buildGpu(OpBuilder &b, gpu::GPUModuleOp module, StringRef name, unsigned rank) {
+    b.setInsertionPointToEnd(module.getBody());
+    auto func = gpu::GPUFuncOp::create(b, k.func.getLoc(), name, signature(rank));
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    Block &entry = func.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    Location loc = k.func.getLoc();
+    bindParams(b, loc, entry.getArguments());
+    Value tid = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+                              gpu::BlockDimOp::create(b, loc, gpu::Dimension::x)),
+        gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value stride =
+        arith::MulIOp::create(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
+                              gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
+    if (rank == 0)
+      buildGpuContig(b, loc, tid, stride);
+    else
+      buildGpuStrided(b, loc, rank, tid, stride);
+    gpu::ReturnOp::create(b, loc);
+  }
+
+  void buildHost(OpBuilder &b, ModuleOp module, StringRef name, StringRef variant,
+                 unsigned rank) {
+    b.setInsertionPointToEnd(module.getBody());
+    Location loc = k.func.getLoc();
+    auto func = func::FuncOp::create(b, loc, name, signature(rank));
+    func->setAttr(kHostVariantAttr, b.getStringAttr(variant));
+    Block *entry = func.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    bindParams(b, loc, entry->getArguments());
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    // Nested loops, innermost over the last dimension: LLVM vectorizes it.
+    SmallVector<Value> indices;
+    unsigned loops = std::max(rank, 1u);
+    for (unsigned d = 0; d < loops; ++d) {
+      Value size = memref::DimOp::create(b, loc, operands.front(), d);
+      auto loop = scf::ForOp::create(b, loc, zero, size, one);
+      b.setInsertionPointToStart(loop.getBody());
+      indices.push_back(loop.getInductionVar());
+    }
+    storeElement(b, loc, indices, loadElement(b, loc, indices));
+    b.setInsertionPointToEnd(entry);
+    func::ReturnOp::create(b, loc);
+  }
+
+private:
+  FusedKernel k;
+  MLIRContext *ctx;
+  DenseMap<unsigned, unsigned> scalarOfArg;
+  SmallVector<Value> operands; ///< memref parameters of the variant being built
+  SmallVector<Value> scalars;  ///< scalar values (bool as i1)
+
+  MemRefType memrefType(Type element, unsigned rank) const {
+    Type stored = storageType(element);
+    if (rank == 0)
+      return MemRefType::get({ShapedType::kDynamic}, stored,
+                             StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}));
+    SmallVector<int64_t> dyn(rank, ShapedType::kDynamic);
+    return MemRefType::get(dyn, stored, StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dyn));
+  }
+
+  void bindParams(OpBuilder &b, Location loc, ValueRange params) {
+    unsigned n = k.numOperands();
+    operands.assign(params.begin(), params.begin() + n);
+    scalars.clear();
+    for (auto [i, value] : llvm::enumerate(params.drop_front(n)))
+      scalars.push_back(fromStorage(b, loc, value, k.scalarTypes[i]));
+  }
+
+  /// Memory/parameter representation to computation type (i8 -> i1).
+  static Value fromStorage(OpBuilder &b, Location loc, Value value, Type element) {
+    if (!element.isInteger(1))
+      return value;
+    Value zero = arith::ConstantIntOp::create(b, loc, value.getType(), 0);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value, zero);
+  }
+  static Value toStorage(OpBuilder &b, Location loc, Value value, Type element) {
+    if (!element.isInteger(1))
+      return value;
+    return arith::ExtUIOp::create(b, loc, storageType(element), value);
+  }
+
+  /// The fused body on one element: input values in, output values out.
+  SmallVector<Value> compute(OpBuilder &b, ValueRange inputs) {
+    SmallVector<Value> results;
+    SmallVector<Value> yields;
+    if (linalg::GenericOp generic = k.generic) {
+      IRMapping map;
+      Block &body = generic.getRegion().front();
+      for (auto [i, input] : llvm::enumerate(k.genericInputs))
+        map.map(body.getArgument(i), inputs[input]);
+      SetVector<Value> captured;
+      getUsedValuesDefinedAbove(generic.getRegion(), captured);
+      for (Value value : captured) {
+        if (auto arg = dyn_cast<BlockArgument>(value))
+          map.map(value, scalars[scalarOfArg.lookup(arg.getArgNumber())]);
+        else
+          map.map(value, b.clone(*value.getDefiningOp())->getResult(0));
+      }
+      for (Operation &op : body.without_terminator())
+        b.clone(op, map);
+      for (Value v : body.getTerminator()->getOperands())
+        yields.push_back(map.lookupOrDefault(v));
+    }
+    for (const OutputSource &source : k.outputs)
+      results.push_back(source.fromGeneric ? yields[source.index] : inputs[source.index]);
+    return results;
+  }
+
+  /// Loads every input at `indices`, computes, and returns the outputs.
+  SmallVector<Value> loadElement(OpBuilder &b, Location loc, ValueRange indices) {
+    SmallVector<Value> inputs;
+    for (auto [i, type] : llvm::enumerate(k.inputTypes))
+      inputs.push_back(
+          fromStorage(b, loc, memref::LoadOp::create(b, loc, operands[i], indices), type));
+    return compute(b, inputs);
+  }
+  void storeElement(OpBuilder &b, Location loc, ValueRange indices, ValueRange outputs) {
+    unsigned base = k.inputTypes.size();
+    for (auto [i, type] : llvm::enumerate(k.outputTypes))
+      memref::StoreOp::create(b, loc, toStorage(b, loc, outputs[i], type),
+                              operands[base + i], indices);
+  }
+
+  /// Grid-stride loop of `V`-element vector accesses, then a scalar tail.
+  void buildGpuContig(OpBuilder &b, Location loc, Value tid, Value stride) {
+    unsigned width = vectorWidth(k);
+    Value n = memref::DimOp::create(b, loc, operands.front(), 0);
+    Value tailStart = arith::ConstantIndexOp::create(b, loc, 0);
+    if (width > 1) {
+      Value v = arith::ConstantIndexOp::create(b, loc, width);
+      Value chunks = arith::DivUIOp::create(b, loc, n, v);
+      auto loop = scf::ForOp::create(b, loc, tid, chunks, stride);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value base = arith::MulIOp::create(b, loc, loop.getInductionVar(), v);
+        // Load V elements of each input with one aligned vector access.
+        SmallVector<SmallVector<Value>> lanes(width);
+        for (auto [i, type] : llvm::enumerate(k.inputTypes)) {
+          Type stored = storageType(type);
+          auto vecType = VectorType::get({width}, stored);
+          Value vec = vector::LoadOp::create(b, loc, vecType, operands[i], base,
+                                             /*nontemporal=*/false,
+                                             llvm::Align(width * storageBytes(type)));
+          for (unsigned lane = 0; lane < width; ++lane)
+            lanes[lane].push_back(fromStorage(
+                b, loc, vector::ExtractOp::create(b, loc, vec, int64_t(lane)), type));
+        }
+        SmallVector<SmallVector<Value>> results;
+        for (unsigned lane = 0; lane < width; ++lane)
+          results.push_back(compute(b, lanes[lane]));
+        unsigned firstOut = k.inputTypes.size();
+        for (auto [o, type] : llvm::enumerate(k.outputTypes)) {
+          SmallVector<Value> elems;
+          for (unsigned lane = 0; lane < width; ++lane)
+            elems.push_back(toStorage(b, loc, results[lane][o], type));
+          auto vecType = VectorType::get({width}, storageType(type));
+          Value vec = vector::FromElementsOp::create(b, loc, vecType, elems);
+          vector::StoreOp::create(b, loc, vec, operands[firstOut + o], base,
+                                  /*nontemporal=*/false,
+                                  llvm::Align(width * storageBytes(type)));
+        }
+      }
+      tailStart = arith::MulIOp::create(b, loc, chunks, v);
+    }
+    Value first = arith::AddIOp::create(b, loc, tailStart, tid);
+    auto tail = scf::ForOp::create(b, loc, first, n, stride);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tail.getBody());
+    Value i = tail.getInductionVar();
+    storeElement(b, loc, i, loadElement(b, loc, i));
+  }
+
+  /// One grid-stride loop over the linear index of a rank-`rank` iteration
+  /// space, in the integer type `ivType` (i32 when everything fits: integer
+  /// division is much cheaper in 32 bits on a GPU).
+  void buildStridedLoop(OpBuilder &b, Location loc, Type ivType, unsigned rank, Value tid,
+                        Value stride, Value total, ArrayRef<Value> sizes) {
+    auto cast = [&](Value v) -> Value {
+      return ivType.isIndex() ? v : arith::IndexCastUIOp::create(b, loc, ivType, v);
+    };
+    SmallVector<Value> sizesT;
+    for (Value s : sizes)
+      sizesT.push_back(cast(s));
+    auto loop = scf::ForOp::create(b, loc, cast(tid), cast(total), cast(stride));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value rest = loop.getInductionVar();
+    SmallVector<Value> indices(rank);
+    for (unsigned d = rank - 1; d > 0; --d) {
+      indices[d] = arith::RemUIOp::create(b, loc, rest, sizesT[d]);
+      rest = arith::DivUIOp::create(b, loc, rest, sizesT[d]);
+    }
+    indices[0] = rest;
+    for (Value &index : indices)
+      if (!ivType.isIndex())
+        index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), index);
+    storeElement(b, loc, indices, loadElement(b, loc, indices));
+  }
+
+  void buildGpuStrided(OpBuilder &b, Location loc, unsigned rank, Value tid, Value stride) {
+    SmallVector<Value> sizes;
+    Value total = arith::ConstantIndexOp::create(b, loc, 1);
+    for (unsigned d = 0; d < rank; ++d) {
+      sizes.push_back(memref::DimOp::create(b, loc, operands.front(), d));
+      total = arith::MulIOp::create(b, loc, total, sizes.back());
+    }
+    if (rank == 1) { // no division: the index type is as cheap as it gets
+      buildStridedLoop(b, loc, b.getIndexType(), rank, tid, stride, total, sizes);
+      return;
+    }
+    // 32-bit index math when the linear index and its grid stride fit.
+    Value limit = arith::ConstantIndexOp::create(b, loc, std::numeric_limits<int32_t>::max());
+    Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                       arith::AddIOp::create(b, loc, total, stride), limit);
+    auto branch = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    buildStridedLoop(b, loc, b.getI32Type(), rank, tid, stride, total, sizes);
+    b.setInsertionPointToStart(branch.elseBlock());
+    buildStridedLoop(b, loc, b.getIndexType(), rank, tid, stride, total, sizes);
+  }
+};
+
+struct GenerateVariantsPass : PassWrapper<GenerateVariantsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GenerateVariantsPass)
+  StringRef getArgument() const final { return "kiln-generate-variants"; }
+  StringRef getDescription() const final {
+    return "Generate the GPU and host variants (_contig, _strided1..4) of fused kernels";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, gpu::GPUDialect, memref::MemRefDialect,
+                    scf::SCFDialect, vector::VectorDialect, func::FuncDialect,
+                    math::MathDialect, complex::ComplexDialect>();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<FusedKernel, 4> kernels;
+    bool ok = true;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr(kKernelAttr))
+        continue;
+      FailureOr<FusedKernel> kernel = analyzeFusedKernel(func);
+      if (failed(kernel))
+        ok = false;
+      else
+        kernels.push_back(*kernel);
+    }
+    if (!ok)
+      return signalPassFailure();
+    if (kernels.empty())
+      return;
+
+    OpBuilder b(module.getContext());
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), b.getUnitAttr());
+    gpu::GPUModuleOp gpuModule;
+    for (auto existing : module.getOps<gpu::GPUModuleOp>())
+      if (existing.getName() == kGpuModuleName)
+        gpuModule = existing;
+    if (!gpuModule) {
+      b.setInsertionPointToEnd(module.getBody());
+      gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), kGpuModuleName);
+    }
+    SymbolTable symbols(module);
+    for (FusedKernel &kernel : kernels) {
+      VariantBuilder builder(kernel);
+      StringRef name = kernel.func.getSymName();
+      for (unsigned rank = 0; rank <= kMaxRank; ++rank) {
+        std::string variant = rank == 0 ? "contig" : "strided" + std::to_string(rank);
+        std::string symbol = (name + "_" + variant).str();
+        if (symbols.lookup(symbol)) {
+          kernel.func.emitError() << "kiln.kernel @" << name << ": symbol @" << symbol
+                                  << " already exists";
+          return signalPassFailure();
+        }
+        builder.buildGpu(b, gpuModule, symbol, rank);
+        builder.buildHost(b, module, symbol, variant, rank);
+      }
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createGenerateVariantsPass() {
+  return std::make_unique<GenerateVariantsPass>();
+}
+
+void registerKilnPasses() {
+  PassRegistration<GenerateVariantsPass>();
+  registerPass([] { return createFuseKernelsPass(); });
+  registerPass([] { return createVerifyFusedKernelsPass(); });
+}
+
+} // namespace kiln

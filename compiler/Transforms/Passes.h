@@ -1,0 +1,42 @@
+//===- Transforms/Passes.h - Kiln's MLIR passes -----------------*- C++ -*-===//
+//
+// Declares Kiln's passes over kiln.kernel functions (fusion, its check, and
+// variant generation) and registers them for kiln-opt and pass pipelines.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace kiln {
+
+/// Name of the unit attribute that marks a function as a Kiln kernel.
+inline constexpr llvm::StringLiteral kKernelAttr = "kiln.kernel";
+/// Integer attribute: linalg.generic ops in the kernel before fusion.
+inline constexpr llvm::StringLiteral kOpsBeforeFusionAttr = "kiln.ops_before_fusion";
+/// String attribute on generated host variants: "contig", "strided1", ...
+inline constexpr llvm::StringLiteral kHostVariantAttr = "kiln.host_variant";
+/// Name of the gpu.module holding the GPU variants.
+inline constexpr llvm::StringLiteral kGpuModuleName = "kiln_kernels";
+
+/// `kiln-fuse-kernels`: records the number of linalg.generic ops of each
+/// kiln.kernel function, then fuses them with MLIR's elementwise fusion
+/// (producers with several uses included) and canonicalizes.
+std::unique_ptr<mlir::Pass> createFuseKernelsPass();
+
+/// `kiln-verify-fused-kernels`: checks that every kiln.kernel function is in
+/// the fused form (exactly one rank-1 elementwise linalg.generic reading
+/// function arguments); reports an error otherwise.
+std::unique_ptr<mlir::Pass> createVerifyFusedKernelsPass();
+
+/// `kiln-generate-variants`: adds, for every fused kiln.kernel function, the
+/// GPU variants (`gpu.module @kiln_kernels`) and host variants (func.func)
+/// `<name>_contig` and `<name>_strided1..4` of docs/kernel-abi.md.
+std::unique_ptr<mlir::Pass> createGenerateVariantsPass();
+
+/// Registers the passes above with MLIR's pass registry.
+void registerKilnPasses();
+
+} // namespace kiln
