@@ -20,9 +20,12 @@
 
 #include "kiln/array.hpp"
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
+#include <type_traits>
 
 namespace kiln::detail {
 
@@ -56,13 +59,44 @@ struct fused_kernel {
 void launch_elementwise(const fused_kernel &k, std::span<const array_base *const> inputs,
                         std::span<const void *const> scalars, std::span<array_base> outputs);
 
+/// A scalar operand as kilnc passes it: the value converted by the rule the
+/// compiler also applies (bool as one byte; integers that fit int32 as
+/// int32, other integers as int64; float; other floating types as double;
+/// std::complex<float|double>), stored in place.
+struct scalar_value {
+  alignas(16) unsigned char bytes[16];
+};
+
+template <class S> scalar_value scalar(const S &v) {
+  scalar_value out{};
+  auto put = [&](const auto &x) { std::memcpy(out.bytes, &x, sizeof(x)); };
+  if constexpr (std::is_same_v<S, bool>) put(static_cast<std::uint8_t>(v));
+  else if constexpr (std::is_integral_v<S>) {
+    if constexpr (sizeof(S) < 4 || (sizeof(S) == 4 && std::is_signed_v<S>)) put(static_cast<std::int32_t>(v));
+    else put(static_cast<std::int64_t>(v));
+  } else if constexpr (std::is_same_v<S, float>) put(v);
+  else if constexpr (std::is_floating_point_v<S>) put(static_cast<double>(v));
+  else if constexpr (std::is_same_v<S, std::complex<float>> || std::is_same_v<S, std::complex<double>>) put(v);
+  else static_assert(sizeof(S) == 0, "kiln: unsupported scalar operand type");
+  return out;
+}
+
+/// An array operand: a pointer valid until the end of the full-expression.
+inline const array_base *in(const array_base &a) noexcept { return &a; }
+
 /// The form kilnc's rewritten code calls: one output of element type Out.
-template <element Out, class... Ins>
+template <element Out>
 array<Out> call_fused(const fused_kernel &k, std::initializer_list<const array_base *> inputs,
-                      std::initializer_list<const void *> scalars) {
+                      std::initializer_list<scalar_value> scalars) {
+  const void *scalarPtrs[16];
+  std::size_t ns = 0;
+  for (const scalar_value &s : scalars) {
+    if (ns == 16) throw value_error("kiln: a fused kernel takes at most 16 scalar operands");
+    scalarPtrs[ns++] = s.bytes;
+  }
   array_base out[1];
   launch_elementwise(k, std::span<const array_base *const>(inputs.begin(), inputs.size()),
-                     std::span<const void *const>(scalars.begin(), scalars.size()), out);
+                     std::span<const void *const>(scalarPtrs, ns), out);
   return array<Out>(std::move(out[0]));
 }
 
