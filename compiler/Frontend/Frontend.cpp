@@ -39,7 +39,7 @@ namespace kiln::frontend {
 namespace {
 
 bool hasAnnotation(const FunctionDecl *fd, llvm::StringRef what) {
-  for (const FunctionDecl *f : {fd, fd->getTemplateInstantiationPattern()}) {
+  for (const FunctionDecl *f : std::initializer_list<const FunctionDecl *>{fd, fd->getTemplateInstantiationPattern()}) {
     if (!f) continue;
     for (const auto *a : f->specific_attrs<AnnotateAttr>())
       if (a->getAnnotation() == what) return true;

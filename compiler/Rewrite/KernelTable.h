@@ -20,8 +20,11 @@ struct KernelTableInput {
   const std::string *ptx;     ///< empty: no GPU code
   const std::string *fatbin;  ///< empty: none
   bool withHost = true;       ///< host variants are linked in
-  unsigned vectorBytes = 16;  ///< bytes per vector access in _contig
 };
+
+/// Elements per vector access of a kernel's `_contig` variant: 16 bytes over
+/// the widest operand (the rule of the variant generator).
+unsigned contigVectorWidth(const frontend::KernelDecl &k);
 
 /// C++ source defining every kernel (appended after the user's code).
 std::string emitKernelTable(const KernelTableInput &in);

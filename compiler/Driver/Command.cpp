@@ -1,0 +1,87 @@
+//===- Driver/Command.cpp - Running the tools kilnc calls -----------------===//
+//
+// Process execution through llvm::sys::ExecuteAndWait, and kilnc's own
+// "kilnc: error:" style messages.
+//
+//===----------------------------------------------------------------------===//
+#include "Driver/Command.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace kiln::driver {
+
+std::string quoteCommand(const std::vector<std::string> &argv) {
+  std::string line;
+  for (const std::string &word : argv) {
+    if (!line.empty())
+      line += ' ';
+    bool plain = !word.empty() &&
+                 word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789-_./=+,:@%") == std::string::npos;
+    if (plain) {
+      line += word;
+      continue;
+    }
+    line += '\'';
+    for (char c : word) {
+      if (c == '\'')
+        line += "'\\''";
+      else
+        line += c;
+    }
+    line += '\'';
+  }
+  return line;
+}
+
+int runCommand(const std::vector<std::string> &argv, bool verbose) {
+  if (argv.empty())
+    return -1;
+  std::string program = argv[0];
+  if (llvm::StringRef(program).find('/') == llvm::StringRef::npos) {
+    auto found = llvm::sys::findProgramByName(program);
+    if (!found) {
+      reportError("cannot find '" + program + "' on PATH");
+      return -1;
+    }
+    program = *found;
+  }
+  if (verbose)
+    llvm::errs() << " " << quoteCommand(argv) << "\n";
+  llvm::errs().flush();
+  llvm::outs().flush();
+  llvm::SmallVector<llvm::StringRef> args(argv.begin(), argv.end());
+  std::string message;
+  bool failed = false;
+  int code = llvm::sys::ExecuteAndWait(program, args, /*Env=*/std::nullopt, /*Redirects=*/{},
+                                       /*SecondsToWait=*/0, /*MemoryLimit=*/0, &message,
+                                       &failed);
+  if (failed || code < 0) {
+    reportError("'" + argv[0] + "' failed" + (message.empty() ? "" : ": " + message));
+    return code < 0 ? -1 : (code == 0 ? 1 : code);
+  }
+  return code;
+}
+
+void reportError(const std::string &message) {
+  llvm::errs() << "kilnc: ";
+  llvm::WithColor(llvm::errs(), llvm::HighlightColor::Error, true) << "error: ";
+  llvm::errs() << message << "\n";
+}
+
+void reportWarning(const std::string &message) {
+  llvm::errs() << "kilnc: ";
+  llvm::WithColor(llvm::errs(), llvm::HighlightColor::Warning, true) << "warning: ";
+  llvm::errs() << message << "\n";
+}
+
+void reportStage(bool verbose, const std::string &message) {
+  if (verbose)
+    llvm::errs() << "kilnc: " << message << "\n";
+}
+
+} // namespace kiln::driver

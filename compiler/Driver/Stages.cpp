@@ -1,0 +1,112 @@
+//===- Driver/Stages.cpp - One source through kilnc's stages --------------===//
+//
+// frontend::translate -> pipeline::fuse -> pipeline::compile ->
+// rewrite::emitKernelTable, each stage reported with -v. A source without
+// Kiln code comes back unchanged (plus #line) and no kernels.
+//
+//===----------------------------------------------------------------------===//
+#include "Driver/Stages.h"
+#include "Driver/Command.h"
+#include "Pipeline/Pipeline.h"
+#include "Rewrite/KernelTable.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace kiln::driver {
+
+namespace {
+
+std::string printModule(mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  os << "\n";
+  return text;
+}
+
+} // namespace
+
+int runStages(const SourceJob &job, const DriverOptions &opts, const Toolchain &tc,
+              StopAfter stop, bool forPtx, StageOutputs &out) {
+  mlir::DialectRegistry registry;
+  pipeline::registerDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  frontend::FrontendOptions fopts;
+  fopts.file = job.source;
+  fopts.compileArgs = job.frontendFlags;
+  fopts.resourceDir = tc.resourceDir;
+  fopts.kilnIncludeDir = tc.includeDir;
+  frontend::FrontendResult fres;
+  reportStage(opts.verbose, "frontend: " + job.source);
+  if (!frontend::translate(fopts, context, fres))
+    return ExitCompileError;
+  out.numKernels = fres.kernels.size();
+  out.report = fres.report;
+  reportStage(opts.verbose, "frontend: " + std::to_string(out.numKernels) + " kernel(s)");
+  if (stop == StopAfter::Frontend) {
+    out.mlir = fres.module ? printModule(*fres.module) : "";
+    return ExitSuccess;
+  }
+
+  bool hasKernels = !fres.kernels.empty() && fres.module;
+  if (hasKernels) {
+    reportStage(opts.verbose, "fuse");
+    if (mlir::failed(pipeline::fuse(*fres.module)))
+      return ExitCompileError;
+  }
+  if (stop == StopAfter::Fuse) {
+    out.fusedMlir = fres.module ? printModule(*fres.module) : "";
+    return ExitSuccess;
+  }
+
+  pipeline::CompiledKernels compiled;
+  if (hasKernels) {
+    pipeline::Options popts;
+    popts.cudaArchs = opts.cudaArchs;
+    if (!popts.cudaArchs.empty() && tc.ptxas.empty()) {
+      reportWarning("ptxas not found (set KILN_PTXAS or put it on PATH); "
+                    "--cuda-arch ignored, embedding PTX only");
+      popts.cudaArchs.clear();
+    }
+    popts.optLevel = job.optLevel >= 0 ? job.optLevel : 3;
+    popts.emitPtx = true;
+    popts.emitHost = !forPtx;
+    popts.ptxasPath = tc.ptxas;
+    popts.fatbinaryPath = tc.fatbinary;
+    std::string archs;
+    for (const std::string &a : popts.cudaArchs)
+      archs += (archs.empty() ? "" : ",") + a;
+    reportStage(opts.verbose, "compile: PTX" + (archs.empty() ? "" : " + cubins for " + archs) +
+                                  (popts.emitHost ? " + host object" : "") + ", -O" +
+                                  std::to_string(popts.optLevel));
+    mlir::FailureOr<pipeline::CompiledKernels> result =
+        pipeline::compile(*fres.module, popts);
+    if (mlir::failed(result))
+      return ExitCompileError;
+    compiled = std::move(*result);
+  }
+  out.ptx = compiled.ptx;
+  out.hostObject = compiled.hostObject;
+  if (forPtx)
+    return ExitSuccess;
+
+  out.cpp = fres.rewrittenSource;
+  if (hasKernels) {
+    if (!out.cpp.empty() && out.cpp.back() != '\n')
+      out.cpp += '\n';
+    rewrite::KernelTableInput table;
+    table.kernels = &fres.kernels;
+    table.ptx = &compiled.ptx;
+    table.fatbin = &compiled.fatbin;
+    table.withHost = !compiled.hostObject.empty();
+    out.cpp += "#line 1 \"<kiln kernel table>\"\n";
+    out.cpp += rewrite::emitKernelTable(table);
+  }
+  return ExitSuccess;
+}
+
+} // namespace kiln::driver

@@ -1,0 +1,36 @@
+//===- Driver/Toolchain.h - Where kilnc finds its tools and files -*- C++ -*-===//
+//
+// Locates what a compile needs besides kilnc itself: the Kiln headers and
+// runtime library (installed layout next to the kilnc executable, else the
+// build tree), clang's resource dir, the host compiler, ld and the CUDA tools.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DRIVER_TOOLCHAIN_H
+#define KILN_DRIVER_TOOLCHAIN_H
+
+#include <string>
+#include <vector>
+
+namespace kiln::driver {
+
+struct Toolchain {
+  std::string kilncPath;       ///< this executable
+  std::string includeDir;      ///< holds kiln/kiln.hpp
+  std::string runtimeLibrary;  ///< libkiln_runtime.a (may not exist yet)
+  std::string resourceDir;     ///< clang's builtin headers
+  /// The host compiler's words: $KILN_CXX split at spaces, else "c++".
+  std::vector<std::string> hostCompiler;
+  std::string ld;              ///< $KILN_LD, else ld on PATH
+  std::string ptxas;           ///< empty when not found
+  std::string fatbinary;       ///< empty when not found
+};
+
+/// Finds everything; `argv0` locates the kilnc executable.
+Toolchain findToolchain(const char *argv0);
+
+/// The version line: "kilnc version 0.1.0 (LLVM 22.1.8, CUDA 13.0)".
+std::string versionLine();
+
+} // namespace kiln::driver
+
+#endif

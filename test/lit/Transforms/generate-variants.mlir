@@ -1,0 +1,65 @@
+// kiln-generate-variants on a fused f32 kernel: the GPU and host variants,
+// their ABI signatures (operands as memrefs, then scalars), 16-byte vector
+// accesses with a scalar tail in _contig, delinearized strided loops.
+// RUN: %kiln-opt %s --kiln-generate-variants | %FileCheck %s
+
+#id = affine_map<(i) -> (i)>
+
+func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> attributes {kiln.kernel} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%x, %y : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%xi: f32, %yi: f32, %o: f32):
+    %m = arith.mulf %a, %xi : f32
+    %s = arith.addf %m, %yi : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// CHECK: module attributes {gpu.container_module}
+// CHECK: gpu.module @kiln_kernels
+// CHECK: gpu.func @axpy_contig(%[[X:.*]]: memref<?xf32, strided<[1], offset: ?>>, %[[Y:.*]]: memref<?xf32, strided<[1], offset: ?>>, %[[O:.*]]: memref<?xf32, strided<[1], offset: ?>>, %[[A:.*]]: f32) kernel
+// CHECK-DAG: gpu.block_id x
+// CHECK-DAG: gpu.grid_dim x
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: scf.for %[[V:.*]] = %{{.*}} to %{{.*}} step %[[STRIDE:[^ ]*]] {
+// CHECK: %[[BASE:.*]] = arith.muli %[[V]], %[[C4]]
+// CHECK: vector.load %[[X]][%[[BASE]]] {alignment = 16 : i64} {{.*}} vector<4xf32>
+// CHECK: vector.load %[[Y]][%[[BASE]]] {alignment = 16 : i64} {{.*}} vector<4xf32>
+// CHECK-COUNT-4: arith.mulf %[[A]]
+// CHECK: vector.store %{{.*}}, %[[O]][%[[BASE]]] {alignment = 16 : i64}
+// The scalar tail: the last n % 4 elements.
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %[[STRIDE]] {
+// CHECK: memref.load %[[X]][%[[I]]]
+// CHECK: memref.store %{{.*}}, %[[O]][%[[I]]]
+// CHECK: gpu.return
+
+// CHECK: gpu.func @axpy_strided1(%{{.*}}: memref<?xf32, strided<[?], offset: ?>>, %{{.*}}: memref<?xf32, strided<[?], offset: ?>>, %{{.*}}: memref<?xf32, strided<[?], offset: ?>>, %{{.*}}: f32) kernel
+// CHECK-NOT: arith.divui
+// CHECK: gpu.return
+
+// 32-bit index math when the iteration space fits, 64-bit otherwise.
+// CHECK: gpu.func @axpy_strided2(%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>
+// CHECK: scf.if
+// CHECK: scf.for %[[J:.*]] = {{.*}} : i32 {
+// CHECK: arith.remui %[[J]]
+// CHECK: arith.divui %[[J]]
+// CHECK: } else {
+// CHECK: arith.remui {{.*}} : index
+// CHECK: gpu.func @axpy_strided3(%{{.*}}: memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK: gpu.func @axpy_strided4(%{{.*}}: memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
+
+// Host variants: same names and parameters, plain loops.
+// CHECK: func.func @axpy_contig(%{{.*}}: memref<?xf32, strided<[1], offset: ?>>, %{{.*}}: memref<?xf32, strided<[1], offset: ?>>, %{{.*}}: memref<?xf32, strided<[1], offset: ?>>, %{{.*}}: f32) attributes {kiln.host_variant = "contig"}
+// CHECK: scf.for
+// CHECK-NOT: vector.load
+// CHECK: return
+// CHECK: func.func @axpy_strided1({{.*}} attributes {kiln.host_variant = "strided1"}
+// CHECK: func.func @axpy_strided2({{.*}} attributes {kiln.host_variant = "strided2"}
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: func.func @axpy_strided3({{.*}} attributes {kiln.host_variant = "strided3"}
+// CHECK: func.func @axpy_strided4({{.*}} attributes {kiln.host_variant = "strided4"}

@@ -1,0 +1,36 @@
+# lit configuration of Kiln's compiler tests: one .mlir (or .cpp) file a
+# behaviour, RUN lines with the substitutions below.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "Kiln"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_obj_root)
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+
+config.substitutions.append(("%kiln-opt", config.kiln_opt))
+config.substitutions.append(("%kiln-translate", config.kiln_translate))
+config.substitutions.append(("%FileCheck", os.path.join(config.llvm_tools_dir, "FileCheck")))
+config.substitutions.append(("%cxx", config.cxx))
+config.substitutions.append(("%kiln_include", config.kiln_include))
+config.substitutions.append(("%kiln_runtime_lib", config.kiln_runtime_lib))
+if config.kilnc:
+    config.substitutions.append(("%kilnc", config.kilnc))
+    config.available_features.add("kilnc")
+
+ptxas = config.ptxas if config.ptxas and os.path.exists(config.ptxas) else shutil.which("ptxas")
+if ptxas:
+    config.available_features.add("ptxas")
+    # %ptxas_bin (any flags) must come before %ptxas, its prefix.
+    config.substitutions.append(("%ptxas_bin", ptxas))
+    config.substitutions.append(("%ptxas", ptxas + " -arch=sm_80"))
+    fatbinary = os.path.join(os.path.dirname(ptxas), "fatbinary")
+    if os.path.exists(fatbinary):
+        config.available_features.add("fatbinary")
