@@ -237,8 +237,8 @@ void launch_elementwise(const fused_kernel &k, std::span<const array_base *const
   void **arg = args.data();
   for (int j = 0; j < num_operands; ++j) {
     memref_fields &f = fields[j];
-    f.allocated = operands[j]->storage().get();
-    f.aligned = operands[j]->data();
+    // kernel-abi.md: `allocated` is not read; it gets the same pointer.
+    f.aligned = f.allocated = operands[j]->data();
     f.offset = 0;
     *arg++ = &f.allocated;
     *arg++ = &f.aligned;
@@ -282,7 +282,7 @@ void launch_elementwise(const fused_kernel &k, std::span<const array_base *const
       std::int64_t off = 0;
       for (int e = 0; e < outer; ++e)
         off += index[e] * strides[j * pitch + e];
-      fields[j].aligned = base[j] + off * item[j];
+      fields[j].aligned = fields[j].allocated = base[j] + off * item[j];
     }
   }
 }
