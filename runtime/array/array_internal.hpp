@@ -1,0 +1,32 @@
+//===- runtime/array/array_internal.hpp - Helpers of runtime/array --------===//
+//
+// Small helpers the array functions share: allocation on a given stream,
+// device/stream checks with their device_error messages, and the memory
+// extent of a strided array (for overlap tests). Internal to the runtime.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/array.hpp"
+
+#include <cstdint>
+#include <utility>
+
+namespace kiln::detail {
+
+/// A C-contiguous array of `s` on `dev`, its memory allocated for use on `st`.
+array_base allocate(kiln::dtype t, const kiln::shape &s, device dev, const stream &st);
+
+/// device_error unless a and b are the same device.
+void check_same_device(device a, device b);
+
+/// device_error when `s` is a GPU stream of another device than `dev`.
+void check_stream(device dev, const stream &s);
+
+/// [first byte, one past the last byte) that `x` may touch.
+std::pair<const char *, const char *> byte_extent(const array_base &x);
+
+/// True when x and y share memory (conservatively, by extent).
+bool may_overlap(const array_base &x, const array_base &y);
+
+} // namespace kiln::detail

@@ -1,0 +1,91 @@
+//===- runtime/array/assign.cpp - copy, assign and fill -------------------===//
+//
+// dst[...] = src with NumPy broadcasting and casting, on the arrays' device
+// (a same-dtype contiguous pair is one memcpy; anything else runs the strided
+// copy kernel), plus copy (a C-contiguous copy, optionally converted) and
+// fill. A src that overlaps dst goes through a temporary first, as in NumPy.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/array/array_internal.hpp"
+#include "runtime/cuda/driver.hpp"
+#include "runtime/kernels/kernels.hpp"
+
+#include <cstring>
+
+namespace kiln::detail {
+namespace {
+
+/// src viewed with dst's shape, or shape_error with NumPy's message.
+array_base broadcast_for_assign(const array_base &src, const shape &target) {
+  const shape &from = src.shape();
+  bool ok = from.size() <= target.size();
+  shape st = shape::filled(target.size(), 0);
+  if (ok) {
+    const std::size_t lead = target.size() - from.size();
+    for (std::size_t i = 0; i < from.size() && ok; ++i) {
+      if (from[i] == target[lead + i])
+        st[lead + i] = src.strides()[i];
+      else if (from[i] != 1)
+        ok = false;
+    }
+  }
+  if (!ok)
+    throw shape_error("could not broadcast input array from shape " + to_string(from) +
+                      " into shape " + to_string(target));
+  return array_base::from_parts(src.storage(), src.dtype(), src.device(), target, std::move(st),
+                                src.offset());
+}
+
+/// dst = src, same shape and device, no overlap.
+void assign_checked(const array_base &dst, const array_base &src, const stream &s) {
+  if (dst.size() == 0)
+    return;
+  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
+    std::size_t nbytes = static_cast<std::size_t>(dst.nbytes());
+    if (dst.device().is_host()) {
+      std::memcpy(dst.data(), src.data(), nbytes);
+    } else {
+      const cuda::driver_api &api = cuda::require_driver();
+      cuda::make_current(dst.device().index());
+      KILN_CU(api, cuMemcpyDtoDAsync, reinterpret_cast<CUdeviceptr>(dst.data()),
+              reinterpret_cast<CUdeviceptr>(src.data()), nbytes,
+              static_cast<CUstream>(s.native_handle()));
+    }
+    return;
+  }
+  kernels::copy_cast(dst, src, s);
+}
+
+} // namespace
+
+void assign(const array_base &dst, const array_base &src, const stream &s) {
+  check_same_device(dst.device(), src.device());
+  check_stream(dst.device(), s);
+  array_base b = broadcast_for_assign(src, dst.shape());
+  if (dst.size() == 0)
+    return;
+  if (may_overlap(dst, b)) {
+    if (dst.data() == b.data() && dst.strides() == b.strides() && dst.dtype() == b.dtype())
+      return; // x[...] = x
+    array_base tmp = allocate(b.dtype(), b.shape(), b.device(), s);
+    assign_checked(tmp, b, s);
+    b = std::move(tmp);
+  }
+  assign_checked(dst, b, s);
+}
+
+array_base copy(const array_base &x, kiln::dtype t) {
+  stream s = stream::current(x.device());
+  array_base out = allocate(t, x.shape(), x.device(), s);
+  assign_checked(out, x, s);
+  return out;
+}
+
+void fill(const array_base &dst, const void *value, const stream &s) {
+  check_stream(dst.device(), s);
+  if (dst.size() == 0)
+    return;
+  kernels::fill(dst, value, s);
+}
+
+} // namespace kiln::detail
