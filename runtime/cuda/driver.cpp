@@ -1,4 +1,5 @@
-//===- runtime/cuda/driver.cpp - Loading the CUDA driver at run time -------===//
+//===- runtime/cuda/driver.cpp - Loading the CUDA driver at run time
+//-------===//
 //
 // Opens libcuda.so.1 with dlopen once, resolves every entry point of
 // driver_functions.def through cuGetProcAddress, and manages the primary
@@ -34,7 +35,8 @@ using get_proc_address_fn = CUresult (*)(const char *, void **, int, cuuint64_t,
 
 std::string code_text(const driver_api &api, CUresult r) {
   const char *name = nullptr;
-  if (!api.cuGetErrorName || api.cuGetErrorName(r, &name) != CUDA_SUCCESS || !name)
+  if (!api.cuGetErrorName || api.cuGetErrorName(r, &name) != CUDA_SUCCESS ||
+      !name)
     name = "CUDA_ERROR_UNKNOWN";
   return std::string(name) + " (" + std::to_string(static_cast<int>(r)) + ")";
 }
@@ -44,12 +46,15 @@ loaded_driver *load() {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char *why = dlerror();
-    d->reason = std::string("no CUDA driver (") + (why ? why : "libcuda.so.1 could not be loaded") + ")";
+    d->reason = std::string("no CUDA driver (") +
+                (why ? why : "libcuda.so.1 could not be loaded") + ")";
     return d;
   }
-  auto get_proc = reinterpret_cast<get_proc_address_fn>(dlsym(lib, "cuGetProcAddress_v2"));
+  auto get_proc =
+      reinterpret_cast<get_proc_address_fn>(dlsym(lib, "cuGetProcAddress_v2"));
   if (!get_proc) {
-    d->reason = "the CUDA driver is too old: libcuda.so.1 has no cuGetProcAddress_v2 (CUDA 12 or newer needed)";
+    d->reason = "the CUDA driver is too old: libcuda.so.1 has no "
+                "cuGetProcAddress_v2 (CUDA 12 or newer needed)";
     return d;
   }
   driver_api &api = d->api;
@@ -59,22 +64,27 @@ loaded_driver *load() {
     void *p = nullptr;
     CUdriverProcAddressQueryResult st{};
     int driver_version = 0;
-    if (get_proc("cuDriverGetVersion", &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &st) == CUDA_SUCCESS && p &&
-        reinterpret_cast<decltype(&::cuDriverGetVersion)>(p)(&driver_version) == CUDA_SUCCESS && driver_version > 0)
+    if (get_proc("cuDriverGetVersion", &p, CUDA_VERSION,
+                 CU_GET_PROC_ADDRESS_DEFAULT, &st) == CUDA_SUCCESS &&
+        p &&
+        reinterpret_cast<decltype(&::cuDriverGetVersion)>(p)(&driver_version) ==
+            CUDA_SUCCESS &&
+        driver_version > 0)
       version = std::min(version, driver_version);
   }
   std::string missing;
   // `#name` is not macro-expanded ("cuMemAlloc", what cuGetProcAddress wants);
   // the member `name` is (cuMemAlloc_v2), as in driver_api.
-#define KILN_CUDA_FN(name)                                                                           \
-  {                                                                                                  \
-    void *p = nullptr;                                                                               \
-    CUdriverProcAddressQueryResult st{};                                                             \
-    if (get_proc(#name, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &st) == CUDA_SUCCESS && p &&       \
-        st == CU_GET_PROC_ADDRESS_SUCCESS)                                                           \
-      api.name = reinterpret_cast<decltype(api.name)>(p);                                            \
-    else                                                                                             \
-      missing += std::string(missing.empty() ? "" : ", ") + #name;                                   \
+#define KILN_CUDA_FN(name)                                                     \
+  {                                                                            \
+    void *p = nullptr;                                                         \
+    CUdriverProcAddressQueryResult st{};                                       \
+    if (get_proc(#name, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &st) ==      \
+            CUDA_SUCCESS &&                                                    \
+        p && st == CU_GET_PROC_ADDRESS_SUCCESS)                                \
+      api.name = reinterpret_cast<decltype(api.name)>(p);                      \
+    else                                                                       \
+      missing += std::string(missing.empty() ? "" : ", ") + #name;             \
   }
 #include "runtime/cuda/driver_functions.def"
 #undef KILN_CUDA_FN
@@ -84,7 +94,8 @@ loaded_driver *load() {
   }
   CUresult r = api.cuInit(0);
   if (r != CUDA_SUCCESS) {
-    d->reason = "CUDA initialization failed: cuInit returned " + code_text(api, r);
+    d->reason =
+        "CUDA initialization failed: cuInit returned " + code_text(api, r);
     return d;
   }
   int count = 0;
@@ -142,8 +153,10 @@ void check(CUresult result, const char *call) {
     d.api.cuGetErrorName(result, &name);
   if (d.api.cuGetErrorString)
     d.api.cuGetErrorString(result, &text);
-  std::string msg = std::string(call) + " failed: " + (name ? name : "CUDA_ERROR_UNKNOWN") + " (" +
-                    std::to_string(static_cast<int>(result)) + "): " + (text ? text : "unknown error");
+  std::string msg = std::string(call) +
+                    " failed: " + (name ? name : "CUDA_ERROR_UNKNOWN") + " (" +
+                    std::to_string(static_cast<int>(result)) +
+                    "): " + (text ? text : "unknown error");
   throw cuda_error(msg, static_cast<int>(result));
 }
 
@@ -157,7 +170,8 @@ CUcontext primary_context(int ordinal) {
   const driver_api &api = require_driver();
   int n = device_count();
   if (ordinal < 0 || ordinal >= n)
-    throw device_error("cuda:" + std::to_string(ordinal) + " is not available: " + std::to_string(n) +
+    throw device_error("cuda:" + std::to_string(ordinal) +
+                       " is not available: " + std::to_string(n) +
                        " CUDA device(s) present");
   CUcontext ctx = contexts[ordinal].load(std::memory_order_acquire);
   if (ctx)
@@ -168,7 +182,8 @@ CUcontext primary_context(int ordinal) {
     return ctx;
   CUdevice dev{};
   KILN_CU(api, cuDeviceGet, &dev, ordinal);
-  KILN_CU(api, cuDevicePrimaryCtxRetain, &ctx, dev); // kept for the process's life
+  KILN_CU(api, cuDevicePrimaryCtxRetain, &ctx,
+          dev); // kept for the process's life
   contexts[ordinal].store(ctx, std::memory_order_release);
   return ctx;
 }

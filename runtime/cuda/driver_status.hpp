@@ -1,4 +1,5 @@
-//===- runtime/cuda/driver_status.hpp - Why CUDA is unavailable ------------===//
+//===- runtime/cuda/driver_status.hpp - Why CUDA is unavailable
+//------------===//
 //
 // Internal companion of driver.hpp: the reason driver() returned nullptr, the
 // GPU count, and the primary contexts retained so far. Internal to the runtime.

@@ -1,4 +1,5 @@
-//===- runtime/device/device.cpp - Devices and the current device ----------===//
+//===- runtime/device/device.cpp - Devices and the current device
+//----------===//
 //
 // device::str, the GPU count, check_device, and the per-thread current device
 // with its default: KILN_DEVICE, else cuda(0) when a GPU is present, else host.
@@ -45,12 +46,15 @@ default_choice cached_default;
 std::string absent_message(device dev) {
   int n = cuda_device_count();
   if (n == 0)
-    return dev.str() + " is not available: " + detail::cuda::unavailable_reason();
-  return dev.str() + " is not available: " + std::to_string(n) + " CUDA device(s) present";
+    return dev.str() +
+           " is not available: " + detail::cuda::unavailable_reason();
+  return dev.str() + " is not available: " + std::to_string(n) +
+         " CUDA device(s) present";
 }
 
 bool exists(device dev) {
-  return dev.is_host() || (dev.index() >= 0 && dev.index() < cuda_device_count());
+  return dev.is_host() ||
+         (dev.index() >= 0 && dev.index() < cuda_device_count());
 }
 
 /// Parses "host", "cuda" or "cuda:N" (surrounding spaces ignored).
@@ -86,7 +90,8 @@ default_choice compute_default() {
   }
   std::optional<device> d = parse_device(env);
   if (!d) {
-    c.error = std::string("KILN_DEVICE='") + env + "' is not a device: expected 'host', 'cuda' or 'cuda:N'";
+    c.error = std::string("KILN_DEVICE='") + env +
+              "' is not a device: expected 'host', 'cuda' or 'cuda:N'";
     return c;
   }
   if (!exists(*d)) {
@@ -139,7 +144,8 @@ device current_device() {
 void set_current_device(device dev) {
   check_device(dev);
   if (dev.is_cuda())
-    detail::cuda::make_current(dev.index()); // for user code calling CUDA directly
+    detail::cuda::make_current(
+        dev.index()); // for user code calling CUDA directly
   current.generation = generation.load(std::memory_order_acquire);
   current.set = true;
   current.dev = dev;

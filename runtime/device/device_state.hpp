@@ -1,4 +1,5 @@
-//===- runtime/device/device_state.hpp - Per-thread device state -----------===//
+//===- runtime/device/device_state.hpp - Per-thread device state
+//-----------===//
 //
 // Internal hooks of the device layer: tests reset the cached KILN_DEVICE
 // reading so that they can try other values in one process.

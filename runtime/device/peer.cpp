@@ -1,4 +1,5 @@
-//===- runtime/device/peer.cpp - Peer access between GPUs ------------------===//
+//===- runtime/device/peer.cpp - Peer access between GPUs
+//------------------===//
 //
 // cuDeviceCanAccessPeer + cuCtxEnablePeerAccess, cached per pair of GPUs.
 //
@@ -21,7 +22,8 @@ bool enable_peer_access(int from, int to) {
   if (from == to)
     return true;
   static std::mutex mutex;
-  static auto *known = new std::map<std::pair<int, int>, bool>(); // leaked: used at exit
+  static auto *known =
+      new std::map<std::pair<int, int>, bool>(); // leaked: used at exit
   std::lock_guard<std::mutex> lock(mutex);
   auto it = known->find({from, to});
   if (it != known->end())

@@ -1,4 +1,5 @@
-//===- runtime/device/peer.hpp - Peer access between GPUs ------------------===//
+//===- runtime/device/peer.hpp - Peer access between GPUs
+//------------------===//
 //
 // Lets one GPU read and write another's memory (for device-to-device copies
 // between GPUs) where the hardware allows it. Internal to the runtime.

@@ -1,4 +1,5 @@
-//===- runtime/device/properties.cpp - Device properties -------------------===//
+//===- runtime/device/properties.cpp - Device properties
+//-------------------===//
 //
 // kiln::properties: driver attributes of a GPU (cached), or for the host its
 // CPU model, core count, physical memory and L2 size.
@@ -38,7 +39,8 @@ device_properties host_properties() {
   p.multiprocessors = static_cast<int>(std::thread::hardware_concurrency());
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page > 0)
-    p.total_memory = static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
+    p.total_memory =
+        static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
   p.max_threads_per_block = 1; // raw kernels run their threads in sequence
   long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
   if (l2 > 0)
@@ -60,10 +62,13 @@ device_properties gpu_properties(int ordinal) {
     return v;
   };
   p.multiprocessors = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  p.compute_capability_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-  p.compute_capability_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  p.compute_capability_major =
+      attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  p.compute_capability_minor =
+      attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   p.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-  p.l2_cache_bytes = static_cast<std::size_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+  p.l2_cache_bytes =
+      static_cast<std::size_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
   std::size_t total = 0;
   KILN_CU(api, cuDeviceTotalMem, &total, dev);
   p.total_memory = total;
@@ -83,7 +88,8 @@ device_properties properties(device dev) {
     if (it != cache->end())
       return it->second;
   }
-  device_properties p = dev.is_host() ? host_properties() : gpu_properties(dev.index());
+  device_properties p =
+      dev.is_host() ? host_properties() : gpu_properties(dev.index());
   std::lock_guard<std::mutex> lock(mutex);
   return cache->emplace(key, std::move(p)).first->second;
 }

@@ -1,4 +1,5 @@
-//===- runtime/memory/caching_pool.cpp - The caching allocator -------------===//
+//===- runtime/memory/caching_pool.cpp - The caching allocator
+//-------------===//
 //
 // Allocation takes a cached block of the same stream when one fits (no driver
 // call), else asks the backend (cuMemAlloc, cuMemHostAlloc or aligned
@@ -44,11 +45,15 @@ void ensure_context(const cuda::driver_api &api) {
 
 } // namespace
 
-caching_pool::caching_pool(device dev, backend kind) : device_(dev), kind_(kind) {}
+caching_pool::caching_pool(device dev, backend kind)
+    : device_(dev), kind_(kind) {}
 
-std::string caching_pool::name() const { return kind_ == backend::pinned ? "host (pinned)" : device_.str(); }
+std::string caching_pool::name() const {
+  return kind_ == backend::pinned ? "host (pinned)" : device_.str();
+}
 
-void *caching_pool::take_cached(std::size_t rounded, stream_key key, std::size_t &size) {
+void *caching_pool::take_cached(std::size_t rounded, stream_key key,
+                                std::size_t &size) {
   for (free_list &l : lists_) {
     if (!(l.key == key))
       continue;
@@ -74,10 +79,13 @@ void *caching_pool::take_cached(std::size_t rounded, stream_key key, std::size_t
 allocation caching_pool::allocate(std::size_t nbytes, const stream &s) {
   device sd = s.get_device();
   if (kind_ != backend::pinned && sd != device_)
-    throw device_error("cannot allocate from the memory pool of " + device_.str() + " for a stream of " + sd.str());
+    throw device_error("cannot allocate from the memory pool of " +
+                       device_.str() + " for a stream of " + sd.str());
   if (nbytes > std::numeric_limits<std::size_t>::max() / 2)
     throw_oom(nbytes);
-  std::size_t rounded = nbytes == 0 ? size_class : (nbytes + size_class - 1) / size_class * size_class;
+  std::size_t rounded =
+      nbytes == 0 ? size_class
+                  : (nbytes + size_class - 1) / size_class * size_class;
   stream_key key{sd.is_host() ? -1 : sd.index(), s.native_handle()};
 
   std::size_t size = rounded;
@@ -198,9 +206,11 @@ void caching_pool::throw_oom(std::size_t nbytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     used = used_, total = total_, limit = limit_;
   }
-  throw out_of_memory("out of memory allocating " + std::to_string(nbytes) + " bytes on " + name() +
-                      " (pool: used " + std::to_string(used) + ", total " + std::to_string(total) + ", limit " +
-                      (limit ? std::to_string(limit) : std::string("none")) + ")");
+  throw out_of_memory(
+      "out of memory allocating " + std::to_string(nbytes) + " bytes on " +
+      name() + " (pool: used " + std::to_string(used) + ", total " +
+      std::to_string(total) + ", limit " +
+      (limit ? std::to_string(limit) : std::string("none")) + ")");
 }
 
 void *caching_pool::backend_allocate(std::size_t size) {
@@ -225,7 +235,7 @@ void *caching_pool::backend_allocate(std::size_t size) {
       return p;
     }
   }
-  return ::operator new(size, std::align_val_t{host_alignment}, std::nothrow);
+  return ::operator new (size, std::align_val_t{host_alignment}, std::nothrow);
 }
 
 void caching_pool::backend_free(void *p, std::size_t size) {
@@ -243,7 +253,7 @@ void caching_pool::backend_free(void *p, std::size_t size) {
       return;
     }
   }
-  ::operator delete(p, std::align_val_t{host_alignment});
+  ::operator delete (p, std::align_val_t{host_alignment});
 }
 
 void caching_pool::backend_synchronize() {

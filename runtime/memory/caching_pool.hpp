@@ -1,4 +1,5 @@
-//===- runtime/memory/caching_pool.hpp - The caching allocator -------------===//
+//===- runtime/memory/caching_pool.hpp - The caching allocator
+//-------------===//
 //
 // caching_pool implements kiln::memory_pool for one device (GPU memory, host
 // memory) or for page-locked host memory: 512-byte size classes, per-stream
@@ -24,7 +25,8 @@ public:
 
   /// Every block is a multiple of this many bytes (and at least this big).
   static constexpr std::size_t size_class = 512;
-  /// Alignment of host blocks (device blocks come 256-aligned or better from cuMemAlloc).
+  /// Alignment of host blocks (device blocks come 256-aligned or better from
+  /// cuMemAlloc).
   static constexpr std::size_t host_alignment = 256;
 
   caching_pool(device dev, backend kind);
@@ -44,7 +46,9 @@ public:
   struct stream_key {
     int dev;
     void *handle;
-    friend bool operator==(stream_key a, stream_key b) { return a.dev == b.dev && a.handle == b.handle; }
+    friend bool operator==(stream_key a, stream_key b) {
+      return a.dev == b.dev && a.handle == b.handle;
+    }
   };
 
   /// Puts a block back in the cache of `key` (the deleter of an allocation).
@@ -59,9 +63,10 @@ private:
     std::map<std::size_t, std::vector<void *>> bins; // block size -> blocks
   };
 
-  void *take_cached(std::size_t rounded, stream_key key, std::size_t &size); // under mutex_
+  void *take_cached(std::size_t rounded, stream_key key,
+                    std::size_t &size); // under mutex_
   void *allocate_new(std::size_t rounded, std::size_t nbytes);
-  void *backend_allocate(std::size_t size);                                   // nullptr on OOM
+  void *backend_allocate(std::size_t size); // nullptr on OOM
   void backend_free(void *p, std::size_t size);
   void backend_synchronize();
   [[noreturn]] void throw_oom(std::size_t nbytes);

@@ -1,4 +1,5 @@
-//===- runtime/stream/event.cpp - Events and elapsed time ------------------===//
+//===- runtime/stream/event.cpp - Events and elapsed time
+//------------------===//
 //
 // kiln::event: a CUevent with timing on a GPU; on the host, where work runs at
 // once, the steady_clock time at which it was recorded.
@@ -35,13 +36,15 @@ void event::record() { record(stream::current(device_)); }
 
 void event::record(const stream &s) {
   if (s.get_device() != device_)
-    throw device_error("cannot record an event of " + device_.str() + " on a stream of " + s.get_device().str());
+    throw device_error("cannot record an event of " + device_.str() +
+                       " on a stream of " + s.get_device().str());
   if (device_.is_host()) {
     impl_->host_time = std::chrono::steady_clock::now();
   } else {
     const auto &api = detail::cuda::require_driver();
     detail::cuda::make_current(device_.index());
-    KILN_CU(api, cuEventRecord, impl_->handle, static_cast<CUstream>(s.native_handle()));
+    KILN_CU(api, cuEventRecord, impl_->handle,
+            static_cast<CUstream>(s.native_handle()));
   }
   impl_->recorded = true;
 }
@@ -77,20 +80,24 @@ void event::wait(const stream &s) const {
   if (device_.is_host())
     return; // a host event is complete when recorded
   const auto &api = detail::cuda::require_driver();
-  detail::cuda::make_current(s.get_device().index()); // events of other GPUs are allowed
-  KILN_CU(api, cuStreamWaitEvent, static_cast<CUstream>(s.native_handle()), impl_->handle, 0);
+  detail::cuda::make_current(
+      s.get_device().index()); // events of other GPUs are allowed
+  KILN_CU(api, cuStreamWaitEvent, static_cast<CUstream>(s.native_handle()),
+          impl_->handle, 0);
 }
 
 float elapsed_ms(const event &start, const event &end) {
   if (start.get_device() != end.get_device())
-    throw device_error("elapsed_ms: the events are on different devices (" + start.get_device().str() + " and " +
+    throw device_error("elapsed_ms: the events are on different devices (" +
+                       start.get_device().str() + " and " +
                        end.get_device().str() + ")");
   const event::impl *a = start.get_impl();
   const event::impl *b = end.get_impl();
   if (!a->recorded || !b->recorded)
     throw value_error("elapsed_ms: both events must be recorded first");
   if (start.get_device().is_host())
-    return std::chrono::duration<float, std::milli>(b->host_time - a->host_time).count();
+    return std::chrono::duration<float, std::milli>(b->host_time - a->host_time)
+        .count();
   const auto &api = detail::cuda::require_driver();
   detail::cuda::make_current(start.get_device().index());
   KILN_CU(api, cuEventSynchronize, b->handle); // NOT_READY otherwise

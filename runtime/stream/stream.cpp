@@ -1,12 +1,13 @@
-//===- runtime/stream/stream.cpp - Streams and the current stream ----------===//
+//===- runtime/stream/stream.cpp - Streams and the current stream
+//----------===//
 //
 // kiln::stream: a non-blocking CUstream on a GPU's primary context, the
 // legacy default stream, or a host stream (work runs at once, nothing to do).
 // Each thread keeps a current stream per device (stream_scope).
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/error.hpp"
 #include "kiln/stream.hpp"
+#include "kiln/error.hpp"
 
 #include "runtime/cuda/driver.hpp"
 #include "runtime/cuda/driver_status.hpp"
@@ -71,7 +72,9 @@ stream stream::current(device dev) {
   return default_stream(dev);
 }
 
-void *stream::native_handle() const noexcept { return impl_ ? impl_->handle : nullptr; }
+void *stream::native_handle() const noexcept {
+  return impl_ ? impl_->handle : nullptr;
+}
 
 void stream::synchronize() const {
   if (device_.is_host())
@@ -93,13 +96,12 @@ bool stream::query() const {
   return true;
 }
 
-stream_scope::stream_scope(const stream &s) : previous_(stream::current(s.get_device())) {
+stream_scope::stream_scope(const stream &s)
+    : previous_(stream::current(s.get_device())) {
   slot(s.get_device()) = s;
 }
 
-stream_scope::~stream_scope() {
-  slot(previous_.get_device()) = previous_;
-}
+stream_scope::~stream_scope() { slot(previous_.get_device()) = previous_; }
 
 void synchronize(device dev) {
   if (dev.is_host()) {

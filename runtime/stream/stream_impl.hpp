@@ -1,4 +1,5 @@
-//===- runtime/stream/stream_impl.hpp - The state behind stream and event --===//
+//===- runtime/stream/stream_impl.hpp - The state behind stream and event
+//--===//
 //
 // stream::impl owns a CUstream (null on the host); event::impl owns a CUevent
 // or, on the host, the time it was recorded. Internal to the runtime.

@@ -23,7 +23,8 @@ TEST(CudaLoader, WithoutDriverEverythingSaysWhy) {
     cu::require_driver();
     FAIL() << "require_driver() did not throw";
   } catch (const kiln::device_error &e) {
-    EXPECT_EQ(std::string(e.what()).rfind("CUDA is not available: ", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("CUDA is not available: ", 0), 0u)
+        << e.what();
   }
   EXPECT_THROW(cu::make_current(0), kiln::device_error);
   EXPECT_EQ(cu::retained_context(0), nullptr);
@@ -42,7 +43,9 @@ TEST(CudaLoader, CheckPassesSuccessAndNamesFailures) {
     EXPECT_EQ(msg.rfind("cuMemAlloc failed: ", 0), 0u) << msg;
     EXPECT_NE(msg.find("(2)"), std::string::npos) << msg;
     if (cu::driver())
-      EXPECT_NE(msg.find("CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"),
+                std::string::npos)
+          << msg;
   }
   // cuda_error is a kiln::error.
   EXPECT_THROW(cu::check(CUDA_ERROR_INVALID_VALUE, "cuMemcpy"), kiln::error);
@@ -55,14 +58,17 @@ TEST(CudaLoader, KilnCuMacroNamesTheCall) {
     KILN_CU(api, cuDeviceGet, nullptr, 0);
     FAIL() << "cuDeviceGet(nullptr) did not fail";
   } catch (const kiln::cuda_error &e) {
-    EXPECT_EQ(std::string(e.what()).rfind("cuDeviceGet failed: CUDA_ERROR_", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("cuDeviceGet failed: CUDA_ERROR_", 0),
+              0u)
+        << e.what();
   }
 }
 
 TEST(CudaLoader, EveryEntryPointResolves) {
   KILN_REQUIRE_GPU();
   const cu::driver_api &api = cu::require_driver();
-#define KILN_CUDA_FN(name) EXPECT_NE(reinterpret_cast<const void *>(api.name), nullptr) << #name;
+#define KILN_CUDA_FN(name)                                                     \
+  EXPECT_NE(reinterpret_cast<const void *>(api.name), nullptr) << #name;
 #include "runtime/cuda/driver_functions.def"
 #undef KILN_CUDA_FN
   int version = 0;

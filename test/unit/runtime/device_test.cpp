@@ -88,7 +88,9 @@ TEST(Device, AbsentGpuIsADeviceErrorAndTheProgramGoesOn) {
   std::string prefix = absent.str() + " is not available: ";
   EXPECT_EQ(msg.rfind(prefix, 0), 0u) << msg;
   if (n > 0)
-    EXPECT_NE(msg.find(std::to_string(n) + " CUDA device(s) present"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(std::to_string(n) + " CUDA device(s) present"),
+              std::string::npos)
+        << msg;
   EXPECT_THROW(kiln::check_device(device::cuda(-1)), kiln::device_error);
 
   device before = kiln::current_device();
@@ -112,14 +114,17 @@ TEST(Device, KilnDeviceSpacesAreIgnored) {
 
 TEST(Device, KilnDeviceEmptyMeansDefault) {
   env_device env("");
-  EXPECT_EQ(kiln::current_device(), kiln::cuda_available() ? device::cuda(0) : device::host());
+  EXPECT_EQ(kiln::current_device(),
+            kiln::cuda_available() ? device::cuda(0) : device::host());
 }
 
 TEST(Device, KilnDeviceBadValues) {
-  for (const char *bad : {"gpu", "cuda:", "cuda:x", "cuda:-1", "cuda0", "HOST", "cuda:1:2", "cuda:99999999"}) {
+  for (const char *bad : {"gpu", "cuda:", "cuda:x", "cuda:-1", "cuda0", "HOST",
+                          "cuda:1:2", "cuda:99999999"}) {
     env_device env(bad);
     std::string msg = error_of([] { kiln::current_device(); });
-    EXPECT_EQ(msg, std::string("KILN_DEVICE='") + bad + "' is not a device: expected 'host', 'cuda' or 'cuda:N'")
+    EXPECT_EQ(msg, std::string("KILN_DEVICE='") + bad +
+                       "' is not a device: expected 'host', 'cuda' or 'cuda:N'")
         << bad;
     // Still an error on the next use, and an explicit choice still works.
     EXPECT_THROW(kiln::current_device(), kiln::device_error);
@@ -133,7 +138,10 @@ TEST(Device, KilnDeviceAbsentGpu) {
   std::string value = "cuda:" + std::to_string(n);
   env_device env(value.c_str());
   std::string msg = error_of([] { kiln::current_device(); });
-  EXPECT_EQ(msg.rfind("KILN_DEVICE='" + value + "': cuda:" + std::to_string(n) + " is not available: ", 0), 0u)
+  EXPECT_EQ(msg.rfind("KILN_DEVICE='" + value + "': cuda:" + std::to_string(n) +
+                          " is not available: ",
+                      0),
+            0u)
       << msg;
 }
 
@@ -142,7 +150,9 @@ TEST(Device, KilnDeviceCudaWithoutGpu) {
     GTEST_SKIP() << "a GPU is present";
   env_device env("cuda");
   std::string msg = error_of([] { kiln::current_device(); });
-  EXPECT_EQ(msg.rfind("KILN_DEVICE='cuda': cuda:0 is not available: no CUDA", 0), 0u) << msg;
+  EXPECT_EQ(
+      msg.rfind("KILN_DEVICE='cuda': cuda:0 is not available: no CUDA", 0), 0u)
+      << msg;
 }
 
 TEST(Device, KilnDeviceCuda) {
@@ -173,7 +183,8 @@ TEST(Device, CurrentDeviceIsPerThread) {
     device seen = device::cuda(0);
     std::thread u([&] { seen = kiln::current_device(); });
     u.join();
-    EXPECT_EQ(seen, device::host()); // KILN_DEVICE=host, not this thread's choice
+    EXPECT_EQ(seen,
+              device::host()); // KILN_DEVICE=host, not this thread's choice
     EXPECT_EQ(kiln::current_device(), device::cuda(0));
     kiln::set_current_device(device::host());
   }
@@ -187,7 +198,8 @@ TEST(Device, ScopeRestoresNested) {
     EXPECT_EQ(kiln::current_device(), device::host());
     if (kiln::cuda_available()) {
       kiln::device_scope b(device::cuda(kiln::cuda_device_count() - 1));
-      EXPECT_EQ(kiln::current_device(), device::cuda(kiln::cuda_device_count() - 1));
+      EXPECT_EQ(kiln::current_device(),
+                device::cuda(kiln::cuda_device_count() - 1));
     }
     EXPECT_EQ(kiln::current_device(), device::host());
   }
@@ -213,7 +225,9 @@ TEST(Device, GpuProperties) {
     EXPECT_GE(p.compute_capability_major, 5);
     EXPECT_GE(p.max_threads_per_block, 512);
     EXPECT_GT(p.l2_cache_bytes, 0u);
-    std::printf("cuda:%d: %s, %d SMs, %zu MiB, sm_%d%d, L2 %zu KiB\n", i, p.name.c_str(), p.multiprocessors,
-                p.total_memory >> 20, p.compute_capability_major, p.compute_capability_minor, p.l2_cache_bytes >> 10);
+    std::printf("cuda:%d: %s, %d SMs, %zu MiB, sm_%d%d, L2 %zu KiB\n", i,
+                p.name.c_str(), p.multiprocessors, p.total_memory >> 20,
+                p.compute_capability_major, p.compute_capability_minor,
+                p.l2_cache_bytes >> 10);
   }
 }

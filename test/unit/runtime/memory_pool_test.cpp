@@ -24,10 +24,13 @@ using kiln::device;
 namespace {
 
 kiln::detail::caching_pool &host_pool() {
-  return dynamic_cast<kiln::detail::caching_pool &>(kiln::get_default_memory_pool(device::host()));
+  return dynamic_cast<kiln::detail::caching_pool &>(
+      kiln::get_default_memory_pool(device::host()));
 }
 
-kiln::stream host_stream() { return kiln::stream::default_stream(device::host()); }
+kiln::stream host_stream() {
+  return kiln::stream::default_stream(device::host());
+}
 
 /// Fills `n` doubles at `p` with random values and checks that they read back
 /// equal to an independent copy (the memory is usable and not shared).
@@ -114,7 +117,8 @@ TEST(MemoryPool, BigCachedBlockIsNotWastedOnASmallRequest) {
   }
   kiln::allocation small = pool.allocate(1000, host_stream());
   EXPECT_NE(small.get(), big);
-  kiln::allocation near = pool.allocate((1 << 20) - 4096, host_stream()); // within 2x: reused
+  kiln::allocation near =
+      pool.allocate((1 << 20) - 4096, host_stream()); // within 2x: reused
   EXPECT_EQ(near.get(), big);
 }
 
@@ -129,10 +133,17 @@ TEST(MemoryPool, LimitTooSmallIsOutOfMemoryThenSmallerWorks) {
     FAIL() << "no out_of_memory";
   } catch (const kiln::out_of_memory &e) {
     std::string msg = e.what();
-    EXPECT_EQ(msg.rfind("out of memory allocating 3145728 bytes on host (pool: used ", 0), 0u) << msg;
-    EXPECT_NE(msg.find("limit " + std::to_string(used + (1 << 20)) + ")"), std::string::npos) << msg;
+    EXPECT_EQ(
+        msg.rfind("out of memory allocating 3145728 bytes on host (pool: used ",
+                  0),
+        0u)
+        << msg;
+    EXPECT_NE(msg.find("limit " + std::to_string(used + (1 << 20)) + ")"),
+              std::string::npos)
+        << msg;
   }
-  EXPECT_THROW(pool.allocate(3 << 20), kiln::error); // out_of_memory is a kiln::error
+  EXPECT_THROW(pool.allocate(3 << 20),
+               kiln::error); // out_of_memory is a kiln::error
   {
     kiln::allocation a = pool.allocate(512 << 10, host_stream());
     check_usable(a.get(), (512 << 10) / 8, 3);
@@ -150,12 +161,15 @@ TEST(MemoryPool, LimitTooSmallIsOutOfMemoryThenSmallerWorks) {
 TEST(MemoryPool, ImpossibleSizesAreOutOfMemory) {
   auto &pool = host_pool();
   std::size_t total = pool.total_bytes();
-  EXPECT_THROW(pool.allocate(std::size_t(1) << 62, host_stream()), kiln::out_of_memory);
+  EXPECT_THROW(pool.allocate(std::size_t(1) << 62, host_stream()),
+               kiln::out_of_memory);
   EXPECT_THROW(pool.allocate(SIZE_MAX, host_stream()), kiln::out_of_memory);
   try {
     pool.allocate(std::size_t(1) << 62, host_stream());
   } catch (const kiln::out_of_memory &e) {
-    EXPECT_NE(std::string(e.what()).find("allocating 4611686018427387904 bytes on host"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find(
+                  "allocating 4611686018427387904 bytes on host"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_LE(pool.total_bytes(), total); // nothing leaked in the accounting
@@ -164,15 +178,20 @@ TEST(MemoryPool, ImpossibleSizesAreOutOfMemory) {
 }
 
 TEST(MemoryPool, AbsentDeviceAndWrongStream) {
-  EXPECT_THROW(kiln::get_default_memory_pool(device::cuda(kiln::cuda_device_count())), kiln::device_error);
-  EXPECT_EQ(&kiln::get_default_memory_pool(device::host()), &kiln::get_default_memory_pool(device::host()));
-  EXPECT_EQ(kiln::get_default_memory_pool(device::host()).get_device(), device::host());
+  EXPECT_THROW(
+      kiln::get_default_memory_pool(device::cuda(kiln::cuda_device_count())),
+      kiln::device_error);
+  EXPECT_EQ(&kiln::get_default_memory_pool(device::host()),
+            &kiln::get_default_memory_pool(device::host()));
+  EXPECT_EQ(kiln::get_default_memory_pool(device::host()).get_device(),
+            device::host());
   if (kiln::cuda_available()) {
     try {
       host_pool().allocate(100, kiln::stream::default_stream(device::cuda(0)));
       FAIL();
     } catch (const kiln::device_error &e) {
-      EXPECT_STREQ(e.what(), "cannot allocate from the memory pool of host for a stream of cuda:0");
+      EXPECT_STREQ(e.what(), "cannot allocate from the memory pool of host for "
+                             "a stream of cuda:0");
     }
   }
 }
@@ -192,7 +211,8 @@ TEST(MemoryPool, ThreadedStress) {
     for (int i = 0; i < 20000; ++i) {
       if (live.size() < 32 && rng() % 2) {
         std::size_t words = 1 + rng() % 4096;
-        block b{pool.allocate(words * 4, host_stream()), words, static_cast<std::uint32_t>(rng())};
+        block b{pool.allocate(words * 4, host_stream()), words,
+                static_cast<std::uint32_t>(rng())};
         auto *w = static_cast<std::uint32_t *>(b.mem.get());
         w[0] = b.tag;
         w[words - 1] = b.tag ^ 0xabcdefu;
@@ -201,7 +221,8 @@ TEST(MemoryPool, ThreadedStress) {
       } else if (!live.empty()) {
         std::size_t k = rng() % live.size();
         auto *w = static_cast<std::uint32_t *>(live[k].mem.get());
-        if (live[k].words > 1 && w[live[k].words - 1] != (live[k].tag ^ 0xabcdefu))
+        if (live[k].words > 1 &&
+            w[live[k].words - 1] != (live[k].tag ^ 0xabcdefu))
           ++bad;
         if (w[0] != live[k].tag)
           ++bad;
@@ -236,7 +257,8 @@ TEST(MemoryPool, CachedAllocationIsFast) {
         std::abort();
     }
     auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count() / n);
+    best = std::min(
+        best, std::chrono::duration<double, std::micro>(t1 - t0).count() / n);
   }
   std::printf("cached 1 MiB allocate+free: %.3f us\n", best);
   EXPECT_EQ(pool.backend_allocations(), calls);
@@ -286,7 +308,8 @@ TEST(MemoryPool, PinnedBuffer) {
 TEST(MemoryPoolGpu, DeviceMemoryIsUsableAndReused) {
   KILN_REQUIRE_GPU();
   const auto &api = kiln::detail::cuda::require_driver();
-  auto &pool = dynamic_cast<kiln::detail::caching_pool &>(kiln::get_default_memory_pool(device::cuda(0)));
+  auto &pool = dynamic_cast<kiln::detail::caching_pool &>(
+      kiln::get_default_memory_pool(device::cuda(0)));
   EXPECT_EQ(pool.get_device(), device::cuda(0));
   auto s = kiln::stream::default_stream(device::cuda(0));
   std::vector<float> host(1 << 20), back(1 << 20);
@@ -298,8 +321,10 @@ TEST(MemoryPoolGpu, DeviceMemoryIsUsableAndReused) {
   {
     kiln::allocation a = pool.allocate(host.size() * 4, s);
     first = a.get();
-    KILN_CU(api, cuMemcpyHtoD, reinterpret_cast<CUdeviceptr>(a.get()), host.data(), host.size() * 4);
-    KILN_CU(api, cuMemcpyDtoH, back.data(), reinterpret_cast<CUdeviceptr>(a.get()), host.size() * 4);
+    KILN_CU(api, cuMemcpyHtoD, reinterpret_cast<CUdeviceptr>(a.get()),
+            host.data(), host.size() * 4);
+    KILN_CU(api, cuMemcpyDtoH, back.data(),
+            reinterpret_cast<CUdeviceptr>(a.get()), host.size() * 4);
     EXPECT_EQ(host, back);
   }
   std::size_t calls = pool.backend_allocations(), total = pool.total_bytes();
@@ -333,24 +358,31 @@ TEST(MemoryPoolGpu, LimitAndDriverOutOfMemory) {
   KILN_REQUIRE_GPU();
   auto &pool = kiln::get_default_memory_pool(device::cuda(0));
   auto s = kiln::stream::default_stream(device::cuda(0));
-  pool.free_all_blocks(); // else a cached 4 MiB block would serve the 2 MiB request
+  pool.free_all_blocks(); // else a cached 4 MiB block would serve the 2 MiB
+                          // request
   pool.set_limit(pool.used_bytes() + (1 << 20));
   try {
     pool.allocate(2 << 20, s);
     FAIL();
   } catch (const kiln::out_of_memory &e) {
-    EXPECT_EQ(std::string(e.what()).rfind("out of memory allocating 2097152 bytes on cuda:0 (pool: used ", 0), 0u)
+    EXPECT_EQ(
+        std::string(e.what()).rfind(
+            "out of memory allocating 2097152 bytes on cuda:0 (pool: used ", 0),
+        0u)
         << e.what();
   }
   { kiln::allocation ok = pool.allocate(1 << 19, s); }
   pool.set_limit(0);
-  // More than the GPU has: the driver says OOM, the pool frees and retries, then throws.
+  // More than the GPU has: the driver says OOM, the pool frees and retries,
+  // then throws.
   std::size_t too_much = kiln::properties(device::cuda(0)).total_memory * 2;
   try {
     pool.allocate(too_much, s);
     FAIL();
   } catch (const kiln::out_of_memory &e) {
-    EXPECT_NE(std::string(e.what()).find("allocating " + std::to_string(too_much) + " bytes on cuda:0"),
+    EXPECT_NE(std::string(e.what()).find("allocating " +
+                                         std::to_string(too_much) +
+                                         " bytes on cuda:0"),
               std::string::npos)
         << e.what();
   }
@@ -365,13 +397,17 @@ TEST(MemoryPoolGpu, EachGpuHasItsPool) {
   auto &p0 = kiln::get_default_memory_pool(device::cuda(0));
   auto &p1 = kiln::get_default_memory_pool(device::cuda(1));
   EXPECT_NE(&p0, &p1);
-  kiln::allocation a = p1.allocate(1 << 20, kiln::stream::default_stream(device::cuda(1)));
+  kiln::allocation a =
+      p1.allocate(1 << 20, kiln::stream::default_stream(device::cuda(1)));
   const auto &api = kiln::detail::cuda::require_driver();
   CUcontext ctx = nullptr;
-  KILN_CU(api, cuPointerGetAttribute, &ctx, CU_POINTER_ATTRIBUTE_CONTEXT, reinterpret_cast<CUdeviceptr>(a.get()));
+  KILN_CU(api, cuPointerGetAttribute, &ctx, CU_POINTER_ATTRIBUTE_CONTEXT,
+          reinterpret_cast<CUdeviceptr>(a.get()));
   int ordinal = -1;
-  KILN_CU(api, cuPointerGetAttribute, &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+  KILN_CU(api, cuPointerGetAttribute, &ordinal,
+          CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
           reinterpret_cast<CUdeviceptr>(a.get()));
   EXPECT_EQ(ordinal, 1);
-  EXPECT_THROW(p0.allocate(16, kiln::stream::default_stream(device::cuda(1))), kiln::device_error);
+  EXPECT_THROW(p0.allocate(16, kiln::stream::default_stream(device::cuda(1))),
+               kiln::device_error);
 }

@@ -54,7 +54,8 @@ TEST(Stream, ScopeIsPerThreadAndNests) {
     kiln::stream_scope sa(a);
     EXPECT_EQ(kiln::stream::current(dev), a);
     bool other_thread_sees_default = false;
-    std::thread t([&] { other_thread_sees_default = kiln::stream::current(dev) == def; });
+    std::thread t(
+        [&] { other_thread_sees_default = kiln::stream::current(dev) == def; });
     t.join();
     EXPECT_TRUE(other_thread_sees_default);
     {
@@ -71,7 +72,8 @@ TEST(Stream, ScopeIsPerThreadAndNests) {
   if (dev.is_cuda()) {
     // Another device's current stream is untouched by a scope on this one.
     kiln::stream_scope sa(a);
-    EXPECT_EQ(kiln::stream::current(device::host()), kiln::stream::default_stream(device::host()));
+    EXPECT_EQ(kiln::stream::current(device::host()),
+              kiln::stream::default_stream(device::host()));
   }
 }
 
@@ -89,7 +91,8 @@ TEST(Event, HostElapsedIsMonotonic) {
   EXPECT_GE(b, a + 4.5f);
   EXPECT_LT(b, 5000.0f);
   EXPECT_NEAR(kiln::elapsed_ms(e1, e2) + a, b, 0.01f);
-  EXPECT_LE(kiln::elapsed_ms(e2, e0), -9.0f); // reversed order: negative, as CUDA
+  EXPECT_LE(kiln::elapsed_ms(e2, e0),
+            -9.0f); // reversed order: negative, as CUDA
   EXPECT_NO_THROW(e1.wait(kiln::stream(device::host())));
 }
 
@@ -111,13 +114,16 @@ TEST(Event, Errors) {
       kiln::elapsed_ms(recorded, g);
       FAIL();
     } catch (const kiln::device_error &e) {
-      EXPECT_STREQ(e.what(), "elapsed_ms: the events are on different devices (host and cuda:0)");
+      EXPECT_STREQ(
+          e.what(),
+          "elapsed_ms: the events are on different devices (host and cuda:0)");
     }
     try {
       recorded.record(kiln::stream::default_stream(device::cuda(0)));
       FAIL();
     } catch (const kiln::device_error &e) {
-      EXPECT_STREQ(e.what(), "cannot record an event of host on a stream of cuda:0");
+      EXPECT_STREQ(e.what(),
+                   "cannot record an event of host on a stream of cuda:0");
     }
   }
 }
@@ -125,8 +131,12 @@ TEST(Event, Errors) {
 // --- GPU ---------------------------------------------------------------------
 
 namespace {
-const kiln::detail::cuda::driver_api &api() { return kiln::detail::cuda::require_driver(); }
-CUdeviceptr dptr(const kiln::allocation &a) { return reinterpret_cast<CUdeviceptr>(a.get()); }
+const kiln::detail::cuda::driver_api &api() {
+  return kiln::detail::cuda::require_driver();
+}
+CUdeviceptr dptr(const kiln::allocation &a) {
+  return reinterpret_cast<CUdeviceptr>(a.get());
+}
 } // namespace
 
 TEST(StreamGpu, TwoStreamsOrderedByAnEvent) {
@@ -137,17 +147,21 @@ TEST(StreamGpu, TwoStreamsOrderedByAnEvent) {
   EXPECT_NE(producer.native_handle(), consumer.native_handle());
   constexpr std::size_t n = 64 << 20; // 256 MiB of uint32: long enough to race
   auto &pool = kiln::get_default_memory_pool(dev);
-  kiln::allocation src = pool.allocate(n * 4, producer), dst = pool.allocate(n * 4, producer);
+  kiln::allocation src = pool.allocate(n * 4, producer),
+                   dst = pool.allocate(n * 4, producer);
   kiln::pinned_buffer<std::uint32_t> host(n);
   std::mt19937 rng(9);
   std::uint32_t value = rng() | 1;
   for (int round = 0; round < 3; ++round, value = rng() | 1) {
-    KILN_CU(api(), cuMemsetD32Async, dptr(src), value, n, static_cast<CUstream>(producer.native_handle()));
-    KILN_CU(api(), cuMemcpyDtoDAsync, dptr(dst), dptr(src), n * 4, static_cast<CUstream>(producer.native_handle()));
+    KILN_CU(api(), cuMemsetD32Async, dptr(src), value, n,
+            static_cast<CUstream>(producer.native_handle()));
+    KILN_CU(api(), cuMemcpyDtoDAsync, dptr(dst), dptr(src), n * 4,
+            static_cast<CUstream>(producer.native_handle()));
     kiln::event done(dev);
     done.record(producer);
     done.wait(consumer);
-    KILN_CU(api(), cuMemcpyDtoHAsync, host.data(), dptr(dst), n * 4, static_cast<CUstream>(consumer.native_handle()));
+    KILN_CU(api(), cuMemcpyDtoHAsync, host.data(), dptr(dst), n * 4,
+            static_cast<CUstream>(consumer.native_handle()));
     consumer.synchronize();
     EXPECT_TRUE(consumer.query());
     EXPECT_TRUE(done.query());
@@ -163,12 +177,15 @@ TEST(StreamGpu, ElapsedTimeOfWork) {
   KILN_REQUIRE_GPU();
   device dev = device::cuda(0);
   kiln::stream s(dev);
-  kiln::allocation buf = kiln::get_default_memory_pool(dev).allocate(256 << 20, s);
+  kiln::allocation buf =
+      kiln::get_default_memory_pool(dev).allocate(256 << 20, s);
   kiln::event e0(dev), e1(dev), e2(dev);
   e0.record(s);
-  KILN_CU(api(), cuMemsetD8Async, dptr(buf), 1, 256 << 20, static_cast<CUstream>(s.native_handle()));
+  KILN_CU(api(), cuMemsetD8Async, dptr(buf), 1, 256 << 20,
+          static_cast<CUstream>(s.native_handle()));
   e1.record(s);
-  KILN_CU(api(), cuMemsetD8Async, dptr(buf), 2, 256 << 20, static_cast<CUstream>(s.native_handle()));
+  KILN_CU(api(), cuMemsetD8Async, dptr(buf), 2, 256 << 20,
+          static_cast<CUstream>(s.native_handle()));
   e2.record(s);
   float a = kiln::elapsed_ms(e0, e1), b = kiln::elapsed_ms(e0, e2);
   EXPECT_GT(a, 0.0f);
@@ -187,8 +204,10 @@ TEST(StreamGpu, HostStreamWaitsForAGpuEvent) {
   KILN_REQUIRE_GPU();
   device dev = device::cuda(0);
   kiln::stream s(dev);
-  kiln::allocation buf = kiln::get_default_memory_pool(dev).allocate(256 << 20, s);
-  KILN_CU(api(), cuMemsetD8Async, dptr(buf), 3, 256 << 20, static_cast<CUstream>(s.native_handle()));
+  kiln::allocation buf =
+      kiln::get_default_memory_pool(dev).allocate(256 << 20, s);
+  KILN_CU(api(), cuMemsetD8Async, dptr(buf), 3, 256 << 20,
+          static_cast<CUstream>(s.native_handle()));
   kiln::event e(dev);
   e.record(s);
   e.wait(kiln::stream::default_stream(device::host())); // blocks until done
@@ -199,10 +218,12 @@ TEST(StreamGpu, PeerAccessBetweenTwoGpus) {
   KILN_REQUIRE_GPUS(2);
   EXPECT_TRUE(kiln::detail::enable_peer_access(0, 0));
   bool p01 = kiln::detail::enable_peer_access(0, 1);
-  EXPECT_EQ(kiln::detail::enable_peer_access(0, 1), p01); // cached, no ALREADY_ENABLED error
+  EXPECT_EQ(kiln::detail::enable_peer_access(0, 1),
+            p01); // cached, no ALREADY_ENABLED error
   bool p10 = kiln::detail::enable_peer_access(1, 0);
   std::printf("peer access 0->1: %d, 1->0: %d\n", p01, p10);
-  EXPECT_THROW(kiln::detail::enable_peer_access(0, kiln::cuda_device_count()), kiln::device_error);
+  EXPECT_THROW(kiln::detail::enable_peer_access(0, kiln::cuda_device_count()),
+               kiln::device_error);
 
   constexpr std::size_t n = 1 << 22;
   std::vector<float> data(n), back(n);
@@ -211,29 +232,37 @@ TEST(StreamGpu, PeerAccessBetweenTwoGpus) {
   for (float &v : data)
     v = dist(rng);
   kiln::stream s0(device::cuda(0)), s1(device::cuda(1));
-  kiln::allocation a0 = kiln::get_default_memory_pool(device::cuda(0)).allocate(n * 4, s0);
-  kiln::allocation a1 = kiln::get_default_memory_pool(device::cuda(1)).allocate(n * 4, s1);
+  kiln::allocation a0 =
+      kiln::get_default_memory_pool(device::cuda(0)).allocate(n * 4, s0);
+  kiln::allocation a1 =
+      kiln::get_default_memory_pool(device::cuda(1)).allocate(n * 4, s1);
   kiln::detail::cuda::make_current(0);
   KILN_CU(api(), cuMemcpyHtoD, dptr(a0), data.data(), n * 4);
   // With peer access a plain device-to-device copy in cuda:0's context reads
-  // cuda:1's memory through unified addressing; cuMemcpyPeerAsync works either way.
-  CUcontext c0 = kiln::detail::cuda::primary_context(0), c1 = kiln::detail::cuda::primary_context(1);
-  KILN_CU(api(), cuMemcpyPeerAsync, dptr(a1), c1, dptr(a0), c0, n * 4, static_cast<CUstream>(s0.native_handle()));
+  // cuda:1's memory through unified addressing; cuMemcpyPeerAsync works either
+  // way.
+  CUcontext c0 = kiln::detail::cuda::primary_context(0),
+            c1 = kiln::detail::cuda::primary_context(1);
+  KILN_CU(api(), cuMemcpyPeerAsync, dptr(a1), c1, dptr(a0), c0, n * 4,
+          static_cast<CUstream>(s0.native_handle()));
   s0.synchronize();
   kiln::detail::cuda::make_current(1);
   KILN_CU(api(), cuMemcpyDtoH, back.data(), dptr(a1), n * 4);
   EXPECT_EQ(data, back);
   if (p01) {
     kiln::detail::cuda::make_current(0);
-    KILN_CU(api(), cuMemsetD32Async, dptr(a0), 0x3f800000u, n, static_cast<CUstream>(s0.native_handle()));
-    KILN_CU(api(), cuMemcpyDtoDAsync, dptr(a1), dptr(a0), n * 4, static_cast<CUstream>(s0.native_handle()));
+    KILN_CU(api(), cuMemsetD32Async, dptr(a0), 0x3f800000u, n,
+            static_cast<CUstream>(s0.native_handle()));
+    KILN_CU(api(), cuMemcpyDtoDAsync, dptr(a1), dptr(a0), n * 4,
+            static_cast<CUstream>(s0.native_handle()));
     s0.synchronize();
     kiln::detail::cuda::make_current(1);
     KILN_CU(api(), cuMemcpyDtoH, back.data(), dptr(a1), n * 4);
     EXPECT_EQ(back[0], 1.0f);
     EXPECT_EQ(back[n - 1], 1.0f);
   }
-  // Events of two devices: elapsed_ms refuses; a stream waits on another GPU's event.
+  // Events of two devices: elapsed_ms refuses; a stream waits on another GPU's
+  // event.
   kiln::event e0(device::cuda(0)), e1(device::cuda(1));
   e0.record(s0);
   e1.record(s1);
