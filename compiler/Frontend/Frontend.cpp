@@ -61,6 +61,8 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitLambdaBody() const { return true; }
   bool VisitFunctionDecl(FunctionDecl *fd) {
+    if (const auto *md = dyn_cast<CXXMethodDecl>(fd); md && md->getParent()->isLambda())
+      return true; // scanned with the enclosing function
     if (fd->doesThisDeclarationHaveABody() && fd->getBody() &&
         sm_.isInMainFile(sm_.getExpansionLoc(fd->getLocation())))
       functions.push_back(fd);
@@ -92,7 +94,8 @@ public:
     if (auto *ref = dyn_cast<DeclRefExpr>(e)) refs.push_back(ref);
     return true;
   }
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; } // a lambda's body is its own function
+  // A lambda's body is part of its enclosing function's text: its array
+  // expressions are rewritten in place with the function's.
   std::vector<const Expr *> fusable;
   llvm::DenseSet<const Expr *> seen, operands;
   std::vector<const DeclRefExpr *> refs;

@@ -1,0 +1,46 @@
+// Fused elementwise kernels on the GPU (built with kilnc): the workloads of
+// issue 4, float32, timed with events. Bandwidth counts each input read once
+// and the output written once; report.py divides by the device copy of the
+// same run.
+#include "bench.hpp"
+
+using f32 = kiln::array<float>;
+
+KILN_FUSE f32 saxpy(float a, const f32 &x, const f32 &y) { return a * x + y; }
+KILN_FUSE f32 squared_diff(const f32 &x, const f32 &y) { return (x - y) * (x - y); }
+KILN_FUSE f32 leaky_relu(const f32 &x) { return kiln::where(x > 0.0f, x, 0.01f * x); }
+KILN_FUSE f32 chain8(const f32 &x, const f32 &y) {
+  auto t = x * y + x;      // 2
+  auto u = t * 0.5f - y;   // 2
+  auto v = u * u + 1.0f;   // 2
+  return v / (x + 2.0f);   // 2
+}
+KILN_FUSE f32 add_row(const f32 &m, const f32 &row) { return m + row; }
+KILN_FUSE f32 scale_shift(const f32 &m) { return m * 2.0f + 1.0f; }
+
+int main() {
+  if (!kiln::current_device().is_cuda()) {
+    std::printf("{\"suite\": \"elementwise\", \"skipped\": \"no GPU\"}\n");
+    return 0;
+  }
+  const std::int64_t n = std::int64_t(1) << 28;
+  const double B = double(n) * 4;
+  auto rng = kiln::random::default_rng(0);
+  f32 x = rng.random<float>({n}), y = rng.random<float>({n});
+  f32 out = kiln::empty<float>({n});
+
+  bench::emit("elementwise", "kiln d2d copy (read+write)", bench::median_ms([&] { out = x.copy(); }), 2 * B);
+  bench::emit("elementwise", "kiln a*x+y", bench::median_ms([&] { out = saxpy(2.5f, x, y); }), 3 * B);
+  bench::emit("elementwise", "kiln (x-y)*(x-y)", bench::median_ms([&] { out = squared_diff(x, y); }), 3 * B);
+  bench::emit("elementwise", "kiln leaky_relu", bench::median_ms([&] { out = leaky_relu(x); }), 2 * B);
+  bench::emit("elementwise", "kiln chain of 8 ops", bench::median_ms([&] { out = chain8(x, y); }), 3 * B);
+
+  const std::int64_t m = std::int64_t(1) << 14;
+  f32 X = x.reshape({m, m});
+  f32 row = rng.random<float>({m});
+  bench::emit("elementwise", "kiln x + row (16k x 16k)", bench::median_ms([&] { out = add_row(X, row); }),
+              2 * B + m * 4.0);
+  f32 XT = X.T();
+  bench::emit("elementwise", "kiln x.T()*2+1 (16k x 16k)", bench::median_ms([&] { out = scale_shift(XT); }), 2 * B);
+  return 0;
+}

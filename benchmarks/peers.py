@@ -1,0 +1,113 @@
+# Peer baselines on the GPU, in the same run as Kiln's benchmarks: CuPy
+# (eager, cupy.fuse, ElementwiseKernel) and PyTorch on the same workloads and
+# sizes (after ../shared/toolchain/peers.py). One JSON line per measurement.
+import json, sys, time
+import numpy as np
+import cupy as cp
+
+
+def bench(f, reps=30):
+    for _ in range(3):
+        f()
+    cp.cuda.Device().synchronize()
+    s, e = cp.cuda.Event(), cp.cuda.Event()
+    ts = []
+    for _ in range(reps):
+        s.record(); f(); e.record(); e.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(s, e))
+    return float(np.median(ts))
+
+
+def emit(name, ms, nbytes, **extra):
+    gbps = nbytes / (ms * 1e-3) / 1e9 if nbytes else 0.0
+    print(json.dumps(dict(suite="peers", name=name, ms=ms, bytes=nbytes, gbps=round(gbps, 2), **extra)), flush=True)
+
+
+n = 1 << 28
+x = cp.random.random(n, dtype=cp.float32)
+y = cp.random.random(n, dtype=cp.float32)
+a = cp.float32(2.5)
+B = x.nbytes
+o = cp.empty_like(x)
+emit("d2d copy (read+write)", bench(lambda: o.__setitem__(Ellipsis, x)), 2 * B)
+
+saxpy_f = cp.fuse(lambda a, x, y: a * x + y)
+ek = cp.ElementwiseKernel("T a, T x, T y", "T z", "z = a * x + y", "saxpy")
+emit("cupy eager a*x+y", bench(lambda: a * x + y), 3 * B)
+emit("cupy.fuse a*x+y", bench(lambda: saxpy_f(a, x, y)), 3 * B)
+emit("ElementwiseKernel a*x+y", bench(lambda: ek(a, x, y, o)), 3 * B)
+
+sq = cp.fuse(lambda x, y: (x - y) * (x - y))
+emit("cupy eager (x-y)*(x-y)", bench(lambda: (x - y) * (x - y)), 3 * B)
+emit("cupy.fuse (x-y)*(x-y)", bench(lambda: sq(x, y)), 3 * B)
+
+leaky = cp.fuse(lambda x: cp.where(x > 0, x, cp.float32(0.01) * x))
+emit("cupy eager leaky_relu", bench(lambda: cp.where(x > 0, x, cp.float32(0.01) * x)), 2 * B)
+emit("cupy.fuse leaky_relu", bench(lambda: leaky(x)), 2 * B)
+
+
+def chain8(x, y):
+    t = x * y + x
+    u = t * 0.5 - y
+    v = u * u + 1.0
+    return v / (x + 2.0)
+
+
+chain_f = cp.fuse(chain8)
+emit("cupy eager chain of 8 ops", bench(lambda: chain8(x, y)), 3 * B)
+emit("cupy.fuse chain of 8 ops", bench(lambda: chain_f(x, y)), 3 * B)
+
+m = 1 << 14
+X = x.reshape(m, m)
+row = y[:m].copy()
+emit("cupy x + row (16k x 16k)", bench(lambda: X + row), 2 * B + m * 4)
+ss = cp.fuse(lambda t: t * cp.float32(2.0) + cp.float32(1.0))
+emit("cupy.fuse x.T*2+1 (16k x 16k)", bench(lambda: ss(X.T)), 2 * B)
+
+import torch
+tx = torch.as_tensor(x, device="cuda")
+ty = torch.as_tensor(y, device="cuda")
+TX = tx.view(m, m)
+trow = torch.as_tensor(row, device="cuda")
+emit("torch a*x+y", bench(lambda: 2.5 * tx + ty), 3 * B)
+emit("torch (x-y)*(x-y)", bench(lambda: (tx - ty) * (tx - ty)), 3 * B)
+emit("torch leaky_relu", bench(lambda: torch.nn.functional.leaky_relu(tx, 0.01)), 2 * B)
+emit("torch chain of 8 ops", bench(lambda: chain8(tx, ty)), 3 * B)
+emit("torch x + row (16k x 16k)", bench(lambda: TX + trow), 2 * B + m * 4)
+emit("torch x.T*2+1 (16k x 16k)", bench(lambda: TX.t() * 2.0 + 1.0), 2 * B)
+del tx, ty, TX
+
+# Runtime peers.
+mm = 8192
+A = cp.random.random((mm, mm), dtype=cp.float32)
+Bm = cp.random.random((mm, mm), dtype=cp.float32)
+t = bench(lambda: A @ Bm, reps=10)
+emit("cupy matmul fp32 8192^3", t, 0, tflops=round(2 * mm**3 / (t * 1e-3) / 1e12, 2))
+del A, Bm
+hx = np.random.random(n).astype(np.float32)
+
+
+def host_time(f, reps=5):
+    f(); cp.cuda.Device().synchronize()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter(); f(); cp.cuda.Device().synchronize(); ts.append(time.perf_counter() - t0)
+    return float(np.median(ts)) * 1e3
+
+
+d = cp.empty(n, dtype=cp.float32)
+emit("cupy H2D pageable 1 GiB", host_time(lambda: d.set(hx)), B)
+pinned = cp.cuda.alloc_pinned_memory(B)
+hp = np.frombuffer(pinned, np.float32, n)
+hp[:] = hx
+emit("cupy H2D pinned 1 GiB", host_time(lambda: d.set(hp)), B)
+emit("cupy D2H pageable 1 GiB", host_time(lambda: d.get(out=hx)), B)
+emit("cupy D2H pinned 1 GiB", host_time(lambda: d.get(out=hp)), B)
+cp.cuda.alloc(1 << 20)
+t0 = time.perf_counter()
+for _ in range(100000):
+    cp.cuda.alloc(1 << 20)
+t1 = time.perf_counter()
+emit("cupy pool alloc+free 1 MiB", (t1 - t0) / 1e5 * 1e3, 0, us=round((t1 - t0) / 1e5 * 1e6, 4))
+print(json.dumps(dict(suite="peers", name="versions", gpu=cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
+                      cupy=cp.__version__, torch=torch.__version__)))

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds, here, everything the GPU machine runs (unit tests, kilnc-compiled
+# examples and benchmarks, all linked with the static runtime) and gathers the
+# binaries into .carry/ for the device tool's `carry`. The compiler itself
+# never travels. Usage: scripts/device-build.sh [build-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-device}
+cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  -DKILN_CUDA_ARCHS=sm_90 >/dev/null
+ninja -C "$build" -j2
+rm -rf .carry && mkdir -p .carry/bin
+find "$build/test/unit" "$build/examples" "$build/benchmarks" -maxdepth 2 -type f -perm -u+x \
+  \( -name 'unit_*' -o -name 'example_*' -o -name 'bench_*' \) -exec cp {} .carry/bin/ \;
+strip .carry/bin/* 2>/dev/null || true
+du -sh .carry
+ls .carry/bin

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (device tool) over the binaries scripts/device-build.sh
+# gathered in .carry/bin: every unit test (GPU tests included), the examples
+# (each checks itself against a float64 reference), compute-sanitizer memcheck
+# on the examples and GPU tests, then the benchmarks side by side with CuPy and
+# PyTorch. Ends with a short table. Usage: scripts/device-check.sh [--no-bench]
+set -u
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/kiln-device}
+mkdir -p "$out"
+bin=.carry/bin
+status=()
+fail=0
+run() { # name, command...
+  local name=$1; shift
+  if "$@" >"$out/$name.log" 2>&1; then status+=("PASS  $name"); else status+=("FAIL  $name"); fail=1; tail -20 "$out/$name.log"; fi
+}
+
+nvidia-smi -L || true
+export KILN_DEVICE=${KILN_DEVICE:-cuda}
+
+for t in "$bin"/unit_*; do
+  [ -x "$t" ] && run "$(basename "$t")" "$t" --gtest_brief=1
+done
+for e in "$bin"/example_*; do
+  [ -x "$e" ] && run "$(basename "$e")" "$e"
+done
+
+# Memory errors in GPU code: memcheck on the examples and the GPU unit tests.
+if command -v compute-sanitizer >/dev/null; then
+  for e in "$bin"/example_*; do
+    [ -x "$e" ] && run "memcheck.$(basename "$e")" compute-sanitizer --tool memcheck --error-exitcode 9 "$e"
+  done
+  for t in "$bin"/unit_runtime_launch_test "$bin"/unit_runtime_transfer_test "$bin"/unit_runtime_copy_cast_test; do
+    [ -x "$t" ] && run "memcheck.$(basename "$t")" compute-sanitizer --tool memcheck --error-exitcode 9 "$t" \
+      --gtest_brief=1 --gtest_filter='*Gpu*:*GPU*:*Cuda*:*CUDA*'
+  done
+fi
+
+if [ "${1:-}" != "--no-bench" ]; then
+  [ -x "$bin/bench_launch_overhead" ] && "$bin/bench_launch_overhead" | tee "$out/launch.jsonl"
+  [ -x "$bin/bench_elementwise" ] && "$bin/bench_elementwise" | tee "$out/kiln_elementwise.jsonl"
+  [ -x "$bin/bench_runtime" ] && "$bin/bench_runtime" | tee "$out/kiln_runtime.jsonl"
+  PYTHONUNBUFFERED=1 python3 benchmarks/peers.py | tee "$out/peers.jsonl"
+  python3 benchmarks/report.py "$out"/*.jsonl | tee "$out/report.md"
+fi
+
+echo
+printf '%s\n' "${status[@]}"
+n_pass=$(printf '%s\n' "${status[@]}" | grep -c '^PASS')
+n_fail=$(printf '%s\n' "${status[@]}" | grep -c '^FAIL')
+echo "device-check: $n_pass passed, $n_fail failed"
+exit $fail
