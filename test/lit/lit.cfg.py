@@ -34,3 +34,14 @@ if ptxas:
     fatbinary = os.path.join(os.path.dirname(ptxas), "fatbinary")
     if os.path.exists(fatbinary):
         config.available_features.add("fatbinary")
+
+# A GPU and its driver: tests that launch kernels (REQUIRES: gpu).
+config.substitutions.append(("%cuda_include", config.cuda_include))
+nvidia_smi = shutil.which("nvidia-smi")
+if nvidia_smi and os.path.exists(config.cuda_include):
+    import subprocess
+    try:
+        if subprocess.run([nvidia_smi, "-L"], capture_output=True, timeout=30).returncode == 0:
+            config.available_features.add("gpu")
+    except Exception:
+        pass
