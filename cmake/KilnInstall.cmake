@@ -1,5 +1,6 @@
 # Installs the headers, the runtime and the CMake package (find_package(Kiln),
-# target Kiln::runtime, and with the compiler kilnc and kiln_target()).
+# target Kiln::runtime, and with the compiler kilnc, kiln_target() and the
+# toolchain file kiln-toolchain.cmake).
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/kiln DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -11,3 +12,10 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/KilnConfig.cmake ${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake
         DESTINATION ${KILN_CMAKE_DIR})
+
+if(TARGET kilnc)
+  install(TARGETS kilnc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/KilnTarget.cmake
+                ${PROJECT_SOURCE_DIR}/cmake/kiln-toolchain.cmake
+          DESTINATION ${KILN_CMAKE_DIR})
+endif()

@@ -69,13 +69,13 @@ int runCommand(const std::vector<std::string> &argv, bool verbose) {
 
 void reportError(const std::string &message) {
   llvm::errs() << "kilnc: ";
-  llvm::WithColor(llvm::errs(), llvm::HighlightColor::Error, true) << "error: ";
+  llvm::WithColor(llvm::errs(), llvm::HighlightColor::Error) << "error: ";
   llvm::errs() << message << "\n";
 }
 
 void reportWarning(const std::string &message) {
   llvm::errs() << "kilnc: ";
-  llvm::WithColor(llvm::errs(), llvm::HighlightColor::Warning, true) << "warning: ";
+  llvm::WithColor(llvm::errs(), llvm::HighlightColor::Warning) << "warning: ";
   llvm::errs() << message << "\n";
 }
 
