@@ -894,13 +894,12 @@ fused_kernel gpu_saxpy_kernel() {
 }
 
 /// The same view (same strides and offset) over a copy of its buffer on GPU 0.
-array_base mirror_on_gpu(const test_view &v) {
+array_base mirror_on_gpu(const test_view &v, device gpu = device::cuda(0)) {
   const dtype t = v.array.dtype();
-  array_base buf = kiln::detail::empty(t, shape{v.buffer_elems}, device::cuda(0));
-  kiln::detail::copy_from_host(buf, v.array.storage().get(), kiln::stream::current(device::cuda(0)),
-                               false);
-  return array_base::from_parts(buf.storage(), t, device::cuda(0), v.array.shape(),
-                                v.array.strides(), v.array.offset());
+  array_base buf = kiln::detail::empty(t, shape{v.buffer_elems}, gpu);
+  kiln::detail::copy_from_host(buf, v.array.storage().get(), kiln::stream::current(gpu), false);
+  return array_base::from_parts(buf.storage(), t, gpu, v.array.shape(), v.array.strides(),
+                                v.array.offset());
 }
 
 std::vector<float> to_host(const array_base &a) {
@@ -978,6 +977,32 @@ TEST_F(LaunchElementwise, GpuSaxpyMatchesHostOnEveryVariant) {
       bad += std::abs(got[i] - want[i]) > 1e-5f * (1 + std::abs(want[i]));
     EXPECT_EQ(bad, 0) << "host variants " << host_variants.size();
   }
+}
+
+TEST_F(LaunchElementwise, GpuSecondDeviceRunsThere) {
+  KILN_REQUIRE_GPUS(2);
+  const fused_kernel k = gpu_saxpy_kernel();
+  test_view x = make_view(dtype::float32, {40, 50}, {1, 0});
+  test_view y = make_view(dtype::float32, {50});
+  const float a = -1.25f;
+  array_base host_out = run_saxpy(x.array, y.array, a);
+  kiln::device_scope other(device::cuda(0)); // the current device is not the arrays'
+  for (int round = 0; round < 2; ++round) {   // the second round uses the cached module
+    array_base gx = mirror_on_gpu(x, device::cuda(1)), gy = mirror_on_gpu(y, device::cuda(1));
+    const array_base *in[] = {&gx, &gy};
+    const void *sc[] = {&a};
+    array_base outs[1];
+    launch_elementwise(k, in, sc, outs);
+    ASSERT_EQ(outs[0].device(), device::cuda(1));
+    const std::vector<float> got = to_host(outs[0]);
+    const float *want = static_cast<const float *>(host_out.data());
+    for (std::size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-5f * (1 + std::abs(want[i]))) << "element " << i;
+  }
+  array_base g0 = kiln::detail::empty(dtype::float32, shape{4}, device::cuda(0));
+  array_base g1 = kiln::detail::empty(dtype::float32, shape{4}, device::cuda(1));
+  EXPECT_EQ(error_of<kiln::device_error>([&] { run_saxpy(g0, g1, 1.0f); }),
+            "arrays are on different devices: cuda:0 and cuda:1");
 }
 
 TEST_F(LaunchElementwise, GpuBadPtxReportsJitLog) {
