@@ -83,7 +83,8 @@ std::vector<KernelStats> collectStats(ModuleOp module) {
   return stats;
 }
 
-FailureOr<unsigned> contigVectorWidth(ModuleOp fusedModule, llvm::StringRef kernel) {
+FailureOr<unsigned> contigVectorWidth(ModuleOp fusedModule,
+                                      llvm::StringRef kernel) {
   auto func = fusedModule.lookupSymbol<func::FuncOp>(kernel);
   if (!func)
     return fusedModule.emitError() << "kiln: no kernel @" << kernel;
@@ -93,7 +94,8 @@ FailureOr<unsigned> contigVectorWidth(ModuleOp fusedModule, llvm::StringRef kern
   return vectorWidth(*analysed);
 }
 
-FailureOr<CompiledKernels> compile(ModuleOp fusedModule, const Options &options) {
+FailureOr<CompiledKernels> compile(ModuleOp fusedModule,
+                                   const Options &options) {
   registerPasses();
   CompiledKernels result;
   result.stats = collectStats(fusedModule);
@@ -117,16 +119,17 @@ FailureOr<CompiledKernels> compile(ModuleOp fusedModule, const Options &options)
       return failure();
     result.ptx = std::move(*ptx);
     if (!options.cudaArchs.empty()) {
-      std::string ptxas =
-          options.ptxasPath.empty() ? ptx::defaultPtxasPath().str() : options.ptxasPath;
+      std::string ptxas = options.ptxasPath.empty()
+                              ? ptx::defaultPtxasPath().str()
+                              : options.ptxasPath;
       if (!llvm::sys::fs::can_execute(ptxas)) {
         emitWarning(fusedModule.getLoc())
             << "kiln: ptxas not found at '" << ptxas
             << "'; emitting PTX only (no cubins for --cuda-arch)";
       } else {
-        FailureOr<std::string> fatbin =
-            ptx::bundleFatbin(fusedModule.getLoc(), result.ptx, kPtxChip, options.cudaArchs,
-                              ptxas, options.fatbinaryPath, options.optLevel);
+        FailureOr<std::string> fatbin = ptx::bundleFatbin(
+            fusedModule.getLoc(), result.ptx, kPtxChip, options.cudaArchs,
+            ptxas, options.fatbinaryPath, options.optLevel);
         if (failed(fatbin))
           return failure();
         result.fatbin = std::move(*fatbin);
@@ -134,7 +137,8 @@ FailureOr<CompiledKernels> compile(ModuleOp fusedModule, const Options &options)
     }
   }
   if (options.emitHost) {
-    FailureOr<std::string> object = host::emitHostObject(*module, options.optLevel);
+    FailureOr<std::string> object =
+        host::emitHostObject(*module, options.optLevel);
     if (failed(object))
       return failure();
     result.hostObject = std::move(*object);

@@ -28,15 +28,17 @@ struct Options {
 
 struct KernelStats {
   std::string name;
-  unsigned opsBeforeFusion;    ///< linalg.generic ops the frontend emitted
-  unsigned kernelsAfterFusion; ///< linalg.generic ops after fusion (1 when fused)
+  unsigned opsBeforeFusion; ///< linalg.generic ops the frontend emitted
+  unsigned
+      kernelsAfterFusion; ///< linalg.generic ops after fusion (1 when fused)
   unsigned numInputs, numOutputs, numScalars;
-  unsigned bytesPerElement;    ///< bytes read + written per element
+  unsigned bytesPerElement; ///< bytes read + written per element
 };
 
 struct CompiledKernels {
-  std::string ptx;        ///< one PTX module with every variant of every kernel
-  std::string fatbin;     ///< cubins for Options::cudaArchs + the PTX; empty if none
+  std::string ptx; ///< one PTX module with every variant of every kernel
+  std::string
+      fatbin; ///< cubins for Options::cudaArchs + the PTX; empty if none
   std::string hostObject; ///< ELF object with the `<variant>_host` wrappers
   std::vector<KernelStats> stats;
 };
@@ -58,9 +60,12 @@ std::vector<KernelStats> collectStats(mlir::ModuleOp module);
 
 /// Generates the variants and compiles them to PTX, a fatbin and a host
 /// object. `fusedModule` is not modified.
-mlir::FailureOr<CompiledKernels> compile(mlir::ModuleOp fusedModule, const Options &options);
+mlir::FailureOr<CompiledKernels> compile(mlir::ModuleOp fusedModule,
+                                         const Options &options);
 
-/// The vector width of each kernel's `_contig` variant (fused_kernel::vector_width).
-mlir::FailureOr<unsigned> contigVectorWidth(mlir::ModuleOp fusedModule, llvm::StringRef kernel);
+/// The vector width of each kernel's `_contig` variant
+/// (fused_kernel::vector_width).
+mlir::FailureOr<unsigned> contigVectorWidth(mlir::ModuleOp fusedModule,
+                                            llvm::StringRef kernel);
 
 } // namespace kiln::pipeline

@@ -25,15 +25,18 @@ namespace {
 
 /// True for the generics the frontend emits: rank 1, parallel, identity maps.
 bool isRank1Elementwise(linalg::GenericOp op) {
-  if (op.getNumLoops() != 1 || op.getNumParallelLoops() != 1 || !op.hasPureTensorSemantics())
+  if (op.getNumLoops() != 1 || op.getNumParallelLoops() != 1 ||
+      !op.hasPureTensorSemantics())
     return false;
-  return llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); });
+  return llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); });
 }
 
 /// Merges `first` into `second` (both rank-1 elementwise, `first` before
 /// `second` in the block, `second` not using `first`): one generic with the
 /// inputs, outputs and bodies of both, placed at `second`.
-void mergeSiblings(RewriterBase &rewriter, linalg::GenericOp first, linalg::GenericOp second) {
+void mergeSiblings(RewriterBase &rewriter, linalg::GenericOp first,
+                   linalg::GenericOp second) {
   SmallVector<Value> ins(first.getDpsInputs());
   llvm::append_range(ins, second.getDpsInputs());
   SmallVector<Value> outs(first.getDpsInits());
@@ -46,8 +49,8 @@ void mergeSiblings(RewriterBase &rewriter, linalg::GenericOp first, linalg::Gene
   SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel};
 
   rewriter.setInsertionPoint(second);
-  auto merged = linalg::GenericOp::create(rewriter, second.getLoc(), resultTypes, ins, outs,
-                                          maps, iterators);
+  auto merged = linalg::GenericOp::create(
+      rewriter, second.getLoc(), resultTypes, ins, outs, maps, iterators);
   Block *block = rewriter.createBlock(&merged.getRegion());
   SmallVector<Location> locs(ins.size() + outs.size(), second.getLoc());
   SmallVector<Type> argTypes;
@@ -61,7 +64,8 @@ void mergeSiblings(RewriterBase &rewriter, linalg::GenericOp first, linalg::Gene
     for (unsigned i = 0; i < op.getNumDpsInputs(); ++i)
       map.map(body.getArgument(i), block->getArgument(inBase + i));
     for (unsigned i = 0; i < op.getNumDpsInits(); ++i)
-      map.map(body.getArgument(op.getNumDpsInputs() + i), block->getArgument(outBase + i));
+      map.map(body.getArgument(op.getNumDpsInputs() + i),
+              block->getArgument(outBase + i));
   };
   mapArgs(first, 0, ins.size());
   mapArgs(second, first.getNumDpsInputs(), ins.size() + first.getNumDpsInits());
@@ -91,7 +95,8 @@ void mergeIndependentGenerics(func::FuncOp func) {
     bool merged = false;
     for (size_t i = 0; i + 1 < generics.size() && !merged; ++i) {
       linalg::GenericOp a = generics[i], b = generics[i + 1];
-      if (a->getBlock() != b->getBlock() || !isRank1Elementwise(a) || !isRank1Elementwise(b))
+      if (a->getBlock() != b->getBlock() || !isRank1Elementwise(a) ||
+          !isRank1Elementwise(b))
         continue;
       bool dependent = llvm::any_of(b->getOperands(), [&](Value v) {
         return v.getDefiningOp() == a.getOperation();
@@ -149,7 +154,8 @@ struct FuseKernelsPass : PassWrapper<FuseKernelsPass, OperationPass<ModuleOp>> {
       if (failed(runPipeline(cleanup, func)))
         return signalPassFailure();
       // Merging can expose duplicate inputs and producers: fuse again.
-      if (failed(applyPatternsGreedily(func, frozen)) || failed(runPipeline(cleanup, func)))
+      if (failed(applyPatternsGreedily(func, frozen)) ||
+          failed(runPipeline(cleanup, func)))
         return signalPassFailure();
     }
   }
@@ -157,6 +163,8 @@ struct FuseKernelsPass : PassWrapper<FuseKernelsPass, OperationPass<ModuleOp>> {
 
 } // namespace
 
-std::unique_ptr<Pass> createFuseKernelsPass() { return std::make_unique<FuseKernelsPass>(); }
+std::unique_ptr<Pass> createFuseKernelsPass() {
+  return std::make_unique<FuseKernelsPass>();
+}
 
 } // namespace kiln

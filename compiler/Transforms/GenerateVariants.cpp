@@ -31,7 +31,8 @@ constexpr unsigned kMaxRank = 4;
 /// Builds the variants of one fused kernel.
 class VariantBuilder {
 public:
-  VariantBuilder(FusedKernel kernel) : k(kernel), ctx(kernel.func.getContext()) {
+  VariantBuilder(FusedKernel kernel)
+      : k(kernel), ctx(kernel.func.getContext()) {
     for (auto [i, arg] : llvm::enumerate(k.scalarArgs))
       scalarOfArg[arg] = i;
   }
@@ -46,9 +47,11 @@ public:
     return FunctionType::get(ctx, params, {});
   }
 
-  void buildGpu(OpBuilder &b, gpu::GPUModuleOp module, StringRef name, unsigned rank) {
+  void buildGpu(OpBuilder &b, gpu::GPUModuleOp module, StringRef name,
+                unsigned rank) {
     b.setInsertionPointToEnd(module.getBody());
-    auto func = gpu::GPUFuncOp::create(b, k.func.getLoc(), name, signature(rank));
+    auto func =
+        gpu::GPUFuncOp::create(b, k.func.getLoc(), name, signature(rank));
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     Block &entry = func.getBody().front();
     b.setInsertionPointToStart(&entry);
@@ -56,12 +59,13 @@ public:
     bindParams(b, loc, entry.getArguments());
     Value tid = arith::AddIOp::create(
         b, loc,
-        arith::MulIOp::create(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
-                              gpu::BlockDimOp::create(b, loc, gpu::Dimension::x)),
+        arith::MulIOp::create(
+            b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+            gpu::BlockDimOp::create(b, loc, gpu::Dimension::x)),
         gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-    Value stride =
-        arith::MulIOp::create(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
-                              gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
+    Value stride = arith::MulIOp::create(
+        b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
+        gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
     if (rank == 0)
       buildGpuContig(b, loc, tid, stride);
     else
@@ -69,8 +73,8 @@ public:
     gpu::ReturnOp::create(b, loc);
   }
 
-  void buildHost(OpBuilder &b, ModuleOp module, StringRef name, StringRef variant,
-                 unsigned rank) {
+  void buildHost(OpBuilder &b, ModuleOp module, StringRef name,
+                 StringRef variant, unsigned rank) {
     b.setInsertionPointToEnd(module.getBody());
     Location loc = k.func.getLoc();
     auto func = func::FuncOp::create(b, loc, name, signature(rank));
@@ -104,10 +108,12 @@ private:
   MemRefType memrefType(Type element, unsigned rank) const {
     Type stored = storageType(element);
     if (rank == 0)
-      return MemRefType::get({ShapedType::kDynamic}, stored,
-                             StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}));
+      return MemRefType::get(
+          {ShapedType::kDynamic}, stored,
+          StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}));
     SmallVector<int64_t> dyn(rank, ShapedType::kDynamic);
-    return MemRefType::get(dyn, stored, StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dyn));
+    return MemRefType::get(
+        dyn, stored, StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dyn));
   }
 
   void bindParams(OpBuilder &b, Location loc, ValueRange params) {
@@ -119,13 +125,15 @@ private:
   }
 
   /// Memory/parameter representation to computation type (i8 -> i1).
-  static Value fromStorage(OpBuilder &b, Location loc, Value value, Type element) {
+  static Value fromStorage(OpBuilder &b, Location loc, Value value,
+                           Type element) {
     if (!element.isInteger(1))
       return value;
     Value zero = arith::ConstantIntOp::create(b, loc, value.getType(), 0);
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value, zero);
   }
-  static Value toStorage(OpBuilder &b, Location loc, Value value, Type element) {
+  static Value toStorage(OpBuilder &b, Location loc, Value value,
+                         Type element) {
     if (!element.isInteger(1))
       return value;
     return arith::ExtUIOp::create(b, loc, storageType(element), value);
@@ -154,19 +162,22 @@ private:
         yields.push_back(map.lookupOrDefault(v));
     }
     for (const OutputSource &source : k.outputs)
-      results.push_back(source.fromGeneric ? yields[source.index] : inputs[source.index]);
+      results.push_back(source.fromGeneric ? yields[source.index]
+                                           : inputs[source.index]);
     return results;
   }
 
   /// Loads every input at `indices`, computes, and returns the outputs.
-  SmallVector<Value> loadElement(OpBuilder &b, Location loc, ValueRange indices) {
+  SmallVector<Value> loadElement(OpBuilder &b, Location loc,
+                                 ValueRange indices) {
     SmallVector<Value> inputs;
     for (auto [i, type] : llvm::enumerate(k.inputTypes))
-      inputs.push_back(
-          fromStorage(b, loc, memref::LoadOp::create(b, loc, operands[i], indices), type));
+      inputs.push_back(fromStorage(
+          b, loc, memref::LoadOp::create(b, loc, operands[i], indices), type));
     return compute(b, inputs);
   }
-  void storeElement(OpBuilder &b, Location loc, ValueRange indices, ValueRange outputs) {
+  void storeElement(OpBuilder &b, Location loc, ValueRange indices,
+                    ValueRange outputs) {
     unsigned base = k.inputTypes.size();
     for (auto [i, type] : llvm::enumerate(k.outputTypes))
       memref::StoreOp::create(b, loc, toStorage(b, loc, outputs[i], type),
@@ -191,12 +202,13 @@ private:
         for (auto [i, type] : llvm::enumerate(k.inputTypes)) {
           Type stored = storageType(type);
           auto vecType = VectorType::get({width}, stored);
-          Value vec = vector::LoadOp::create(b, loc, vecType, operands[i], base,
-                                             /*nontemporal=*/false,
-                                             llvm::Align(width * storageBytes(type)));
+          Value vec = vector::LoadOp::create(
+              b, loc, vecType, operands[i], base,
+              /*nontemporal=*/false, llvm::Align(width * storageBytes(type)));
           for (unsigned lane = 0; lane < width; ++lane)
             lanes[lane].push_back(fromStorage(
-                b, loc, vector::ExtractOp::create(b, loc, vec, int64_t(lane)), type));
+                b, loc, vector::ExtractOp::create(b, loc, vec, int64_t(lane)),
+                type));
         }
         SmallVector<SmallVector<Value>> results;
         for (unsigned lane = 0; lane < width; ++lane)
@@ -226,15 +238,18 @@ private:
   /// One grid-stride loop over the linear index of a rank-`rank` iteration
   /// space, in the integer type `ivType` (i32 when everything fits: integer
   /// division is much cheaper in 32 bits on a GPU).
-  void buildStridedLoop(OpBuilder &b, Location loc, Type ivType, unsigned rank, Value tid,
-                        Value stride, Value total, ArrayRef<Value> sizes) {
+  void buildStridedLoop(OpBuilder &b, Location loc, Type ivType, unsigned rank,
+                        Value tid, Value stride, Value total,
+                        ArrayRef<Value> sizes) {
     auto cast = [&](Value v) -> Value {
-      return ivType.isIndex() ? v : arith::IndexCastUIOp::create(b, loc, ivType, v);
+      return ivType.isIndex() ? v
+                              : arith::IndexCastUIOp::create(b, loc, ivType, v);
     };
     SmallVector<Value> sizesT;
     for (Value s : sizes)
       sizesT.push_back(cast(s));
-    auto loop = scf::ForOp::create(b, loc, cast(tid), cast(total), cast(stride));
+    auto loop =
+        scf::ForOp::create(b, loc, cast(tid), cast(total), cast(stride));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value rest = loop.getInductionVar();
@@ -250,7 +265,8 @@ private:
     storeElement(b, loc, indices, loadElement(b, loc, indices));
   }
 
-  void buildGpuStrided(OpBuilder &b, Location loc, unsigned rank, Value tid, Value stride) {
+  void buildGpuStrided(OpBuilder &b, Location loc, unsigned rank, Value tid,
+                       Value stride) {
     SmallVector<Value> sizes;
     Value total = arith::ConstantIndexOp::create(b, loc, 1);
     for (unsigned d = 0; d < rank; ++d) {
@@ -258,13 +274,16 @@ private:
       total = arith::MulIOp::create(b, loc, total, sizes.back());
     }
     if (rank == 1) { // no division: the index type is as cheap as it gets
-      buildStridedLoop(b, loc, b.getIndexType(), rank, tid, stride, total, sizes);
+      buildStridedLoop(b, loc, b.getIndexType(), rank, tid, stride, total,
+                       sizes);
       return;
     }
     // 32-bit index math when the linear index and its grid stride fit.
-    Value limit = arith::ConstantIndexOp::create(b, loc, std::numeric_limits<int32_t>::max());
-    Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                       arith::AddIOp::create(b, loc, total, stride), limit);
+    Value limit = arith::ConstantIndexOp::create(
+        b, loc, std::numeric_limits<int32_t>::max());
+    Value fits = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule,
+        arith::AddIOp::create(b, loc, total, stride), limit);
     auto branch = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(branch.thenBlock());
@@ -274,11 +293,13 @@ private:
   }
 };
 
-struct GenerateVariantsPass : PassWrapper<GenerateVariantsPass, OperationPass<ModuleOp>> {
+struct GenerateVariantsPass
+    : PassWrapper<GenerateVariantsPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GenerateVariantsPass)
   StringRef getArgument() const final { return "kiln-generate-variants"; }
   StringRef getDescription() const final {
-    return "Generate the GPU and host variants (_contig, _strided1..4) of fused kernels";
+    return "Generate the GPU and host variants (_contig, _strided1..4) of "
+           "fused kernels";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<arith::ArithDialect, gpu::GPUDialect, memref::MemRefDialect,
@@ -305,7 +326,8 @@ struct GenerateVariantsPass : PassWrapper<GenerateVariantsPass, OperationPass<Mo
       return;
 
     OpBuilder b(module.getContext());
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), b.getUnitAttr());
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
     gpu::GPUModuleOp gpuModule;
     for (auto existing : module.getOps<gpu::GPUModuleOp>())
       if (existing.getName() == kGpuModuleName)
@@ -319,11 +341,12 @@ struct GenerateVariantsPass : PassWrapper<GenerateVariantsPass, OperationPass<Mo
       VariantBuilder builder(kernel);
       StringRef name = kernel.func.getSymName();
       for (unsigned rank = 0; rank <= kMaxRank; ++rank) {
-        std::string variant = rank == 0 ? "contig" : "strided" + std::to_string(rank);
+        std::string variant =
+            rank == 0 ? "contig" : "strided" + std::to_string(rank);
         std::string symbol = (name + "_" + variant).str();
         if (symbols.lookup(symbol)) {
-          kernel.func.emitError() << "kiln.kernel @" << name << ": symbol @" << symbol
-                                  << " already exists";
+          kernel.func.emitError() << "kiln.kernel @" << name << ": symbol @"
+                                  << symbol << " already exists";
           return signalPassFailure();
         }
         builder.buildGpu(b, gpuModule, symbol, rank);

@@ -54,16 +54,18 @@ unsigned vectorWidth(const FusedKernel &kernel) {
 }
 
 /// Checks one rank-1 tensor type of a kernel signature.
-static LogicalResult checkArrayType(func::FuncOp func, Type type, StringRef what,
-                                    unsigned index) {
+static LogicalResult checkArrayType(func::FuncOp func, Type type,
+                                    StringRef what, unsigned index) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || tensor.getRank() != 1 || !tensor.isDynamicDim(0))
-    return func.emitError() << "kiln.kernel @" << func.getSymName() << ": " << what
-                            << " #" << index << " must be tensor<?xT>, got " << type;
+    return func.emitError()
+           << "kiln.kernel @" << func.getSymName() << ": " << what << " #"
+           << index << " must be tensor<?xT>, got " << type;
   if (!isSupportedElementType(tensor.getElementType()))
-    return func.emitError() << "kiln.kernel @" << func.getSymName() << ": " << what
-                            << " #" << index << " has unsupported element type "
-                            << tensor.getElementType();
+    return func.emitError()
+           << "kiln.kernel @" << func.getSymName() << ": " << what << " #"
+           << index << " has unsupported element type "
+           << tensor.getElementType();
   return success();
 }
 
@@ -82,11 +84,13 @@ FailureOr<FusedKernel> analyzeFusedKernel(func::FuncOp func) {
         return failure();
       inputOfArg[i] = kernel.inputArgs.size();
       kernel.inputArgs.push_back(i);
-      kernel.inputTypes.push_back(cast<RankedTensorType>(type).getElementType());
+      kernel.inputTypes.push_back(
+          cast<RankedTensorType>(type).getElementType());
     } else {
       if (!isSupportedElementType(type))
-        return func.emitError() << "kiln.kernel @" << name << ": scalar argument #" << i
-                                << " has unsupported type " << type;
+        return func.emitError()
+               << "kiln.kernel @" << name << ": scalar argument #" << i
+               << " has unsupported type " << type;
       kernel.scalarArgs.push_back(i);
       kernel.scalarTypes.push_back(type);
     }
@@ -104,38 +108,45 @@ FailureOr<FusedKernel> analyzeFusedKernel(func::FuncOp func) {
   for (Operation &op : body) {
     if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
       if (kernel.generic)
-        return func.emitError() << "kiln.kernel @" << name
-                                << " is not fused: it holds more than one linalg.generic";
+        return func.emitError()
+               << "kiln.kernel @" << name
+               << " is not fused: it holds more than one linalg.generic";
       kernel.generic = generic;
       continue;
     }
     if (isa<tensor::EmptyOp, tensor::DimOp, func::ReturnOp>(op) ||
         op.hasTrait<OpTrait::ConstantLike>())
       continue;
-    return op.emitError() << "kiln.kernel @" << name << ": unsupported operation '"
-                          << op.getName() << "' outside the fused linalg.generic";
+    return op.emitError() << "kiln.kernel @" << name
+                          << ": unsupported operation '" << op.getName()
+                          << "' outside the fused linalg.generic";
   }
 
   if (linalg::GenericOp generic = kernel.generic) {
     if (generic.getNumLoops() != 1 || generic.getNumParallelLoops() != 1)
-      return generic.emitError() << "kiln.kernel @" << name
-                                 << ": the fused linalg.generic must be rank 1 and parallel";
+      return generic.emitError()
+             << "kiln.kernel @" << name
+             << ": the fused linalg.generic must be rank 1 and parallel";
     for (AffineMap map : generic.getIndexingMapsArray())
       if (!map.isIdentity())
-        return generic.emitError() << "kiln.kernel @" << name
-                                   << ": the fused linalg.generic must use identity maps";
+        return generic.emitError()
+               << "kiln.kernel @" << name
+               << ": the fused linalg.generic must use identity maps";
     for (auto [i, operand] : llvm::enumerate(generic.getDpsInputs())) {
       auto arg = dyn_cast<BlockArgument>(operand);
-      if (!arg || arg.getOwner() != &body || !inputOfArg.count(arg.getArgNumber()))
-        return generic.emitError() << "kiln.kernel @" << name << ": input #" << i
-                                   << " of the fused linalg.generic is not a function argument";
+      if (!arg || arg.getOwner() != &body ||
+          !inputOfArg.count(arg.getArgNumber()))
+        return generic.emitError()
+               << "kiln.kernel @" << name << ": input #" << i
+               << " of the fused linalg.generic is not a function argument";
       kernel.genericInputs.push_back(inputOfArg[arg.getArgNumber()]);
     }
     Block &region = generic.getRegion().front();
     for (BlockArgument out : generic.getRegionOutputArgs())
       if (!out.use_empty())
-        return generic.emitError() << "kiln.kernel @" << name
-                                   << ": the fused linalg.generic reads its outputs";
+        return generic.emitError()
+               << "kiln.kernel @" << name
+               << ": the fused linalg.generic reads its outputs";
     bool badOp = false;
     region.walk([&](Operation *op) {
       if (isa<linalg::IndexOp>(op) || op->getNumRegions() != 0) {
@@ -156,20 +167,23 @@ FailureOr<FusedKernel> analyzeFusedKernel(func::FuncOp func) {
       if (Operation *def = value.getDefiningOp())
         if (def->hasTrait<OpTrait::ConstantLike>())
           continue;
-      return generic.emitError() << "kiln.kernel @" << name
-                                 << ": the fused linalg.generic captures a value that is "
-                                    "neither a scalar argument nor a constant";
+      return generic.emitError()
+             << "kiln.kernel @" << name
+             << ": the fused linalg.generic captures a value that is "
+                "neither a scalar argument nor a constant";
     }
   }
 
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
-    if (kernel.generic && value.getDefiningOp() == kernel.generic.getOperation()) {
+    if (kernel.generic &&
+        value.getDefiningOp() == kernel.generic.getOperation()) {
       kernel.outputs.push_back({true, cast<OpResult>(value).getResultNumber()});
       continue;
     }
     auto arg = dyn_cast<BlockArgument>(value);
-    if (arg && arg.getOwner() == &body && inputOfArg.count(arg.getArgNumber())) {
+    if (arg && arg.getOwner() == &body &&
+        inputOfArg.count(arg.getArgNumber())) {
       kernel.outputs.push_back({false, inputOfArg[arg.getArgNumber()]});
       continue;
     }
@@ -177,10 +191,11 @@ FailureOr<FusedKernel> analyzeFusedKernel(func::FuncOp func) {
                            << " is not computed by the fused linalg.generic";
   }
   for (auto [i, source] : llvm::enumerate(kernel.outputs)) {
-    Type from = source.fromGeneric
-                    ? cast<ShapedType>(kernel.generic.getResult(source.index).getType())
-                          .getElementType()
-                    : kernel.inputTypes[source.index];
+    Type from =
+        source.fromGeneric
+            ? cast<ShapedType>(kernel.generic.getResult(source.index).getType())
+                  .getElementType()
+            : kernel.inputTypes[source.index];
     if (from != kernel.outputTypes[i])
       return ret.emitError() << "kiln.kernel @" << name << ": result #" << i
                              << " has element type " << kernel.outputTypes[i]

@@ -15,23 +15,27 @@ namespace kiln {
 
 /// Where a kernel output's value comes from.
 struct OutputSource {
-  bool fromGeneric; ///< true: result `index` of the generic; false: input `index`
+  bool fromGeneric; ///< true: result `index` of the generic; false: input
+                    ///< `index`
   unsigned index;
 };
 
 /// The operands of a fused kiln.kernel function, in kernel ABI order.
 struct FusedKernel {
   mlir::func::FuncOp func;
-  mlir::linalg::GenericOp generic;         ///< null when outputs copy inputs
-  llvm::SmallVector<unsigned> inputArgs;   ///< function argument of each input
-  llvm::SmallVector<mlir::Type> inputTypes;  ///< element type of each input
-  llvm::SmallVector<unsigned> scalarArgs;  ///< function argument of each scalar
+  mlir::linalg::GenericOp generic;          ///< null when outputs copy inputs
+  llvm::SmallVector<unsigned> inputArgs;    ///< function argument of each input
+  llvm::SmallVector<mlir::Type> inputTypes; ///< element type of each input
+  llvm::SmallVector<unsigned> scalarArgs; ///< function argument of each scalar
   llvm::SmallVector<mlir::Type> scalarTypes;
   llvm::SmallVector<mlir::Type> outputTypes; ///< element type of each output
   llvm::SmallVector<OutputSource> outputs;
-  llvm::SmallVector<unsigned> genericInputs; ///< input index of each generic `ins`
+  llvm::SmallVector<unsigned>
+      genericInputs; ///< input index of each generic `ins`
 
-  unsigned numOperands() const { return inputTypes.size() + outputTypes.size(); }
+  unsigned numOperands() const {
+    return inputTypes.size() + outputTypes.size();
+  }
   /// Element types of inputs then outputs.
   llvm::SmallVector<mlir::Type> operandTypes() const;
 };

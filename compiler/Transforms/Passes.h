@@ -15,7 +15,8 @@ namespace kiln {
 /// Name of the unit attribute that marks a function as a Kiln kernel.
 inline constexpr llvm::StringLiteral kKernelAttr = "kiln.kernel";
 /// Integer attribute: linalg.generic ops in the kernel before fusion.
-inline constexpr llvm::StringLiteral kOpsBeforeFusionAttr = "kiln.ops_before_fusion";
+inline constexpr llvm::StringLiteral kOpsBeforeFusionAttr =
+    "kiln.ops_before_fusion";
 /// String attribute on generated host variants: "contig", "strided1", ...
 inline constexpr llvm::StringLiteral kHostVariantAttr = "kiln.host_variant";
 /// Name of the gpu.module holding the GPU variants.

@@ -20,7 +20,8 @@ struct VerifyFusedKernelsPass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VerifyFusedKernelsPass)
   StringRef getArgument() const final { return "kiln-verify-fused-kernels"; }
   StringRef getDescription() const final {
-    return "Check that each kiln.kernel function is one elementwise linalg.generic";
+    return "Check that each kiln.kernel function is one elementwise "
+           "linalg.generic";
   }
   void runOnOperation() override {
     bool ok = true;

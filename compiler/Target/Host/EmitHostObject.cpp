@@ -38,15 +38,18 @@ void addWrapper(OpBuilder &b, LLVM::LLVMFuncOp callee) {
   MLIRContext *ctx = b.getContext();
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr});
-  auto wrapper = LLVM::LLVMFuncOp::create(b, loc, (callee.getName() + "_host").str(), type);
+  auto wrapper = LLVM::LLVMFuncOp::create(
+      b, loc, (callee.getName() + "_host").str(), type);
   Block *entry = wrapper.addEntryBlock(b);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(entry);
   Value args = entry->getArgument(0);
   SmallVector<Value> params;
-  for (auto [i, paramType] : llvm::enumerate(callee.getFunctionType().getParams())) {
-    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, args,
-                                     ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+  for (auto [i, paramType] :
+       llvm::enumerate(callee.getFunctionType().getParams())) {
+    Value slot =
+        LLVM::GEPOp::create(b, loc, ptr, ptr, args,
+                            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
     Value address = LLVM::LoadOp::create(b, loc, ptr, slot);
     params.push_back(LLVM::LoadOp::create(b, loc, paramType, address));
   }
@@ -55,7 +58,8 @@ void addWrapper(OpBuilder &b, LLVM::LLVMFuncOp callee) {
 }
 
 /// A target machine for a baseline CPU of the host architecture.
-FailureOr<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine(Location loc, int optLevel) {
+FailureOr<std::unique_ptr<llvm::TargetMachine>>
+hostTargetMachine(Location loc, int optLevel) {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
@@ -63,10 +67,13 @@ FailureOr<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine(Location loc, 
   });
   llvm::Triple triple(llvm::sys::getProcessTriple());
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
-    return emitError(loc) << "kiln: no LLVM target for " << triple.str() << ": " << error;
-  llvm::StringRef cpu = triple.getArch() == llvm::Triple::x86_64 ? "x86-64" : "generic";
+    return emitError(loc) << "kiln: no LLVM target for " << triple.str() << ": "
+                          << error;
+  llvm::StringRef cpu =
+      triple.getArch() == llvm::Triple::x86_64 ? "x86-64" : "generic";
   llvm::TargetOptions targetOptions;
   auto level = optLevel <= 0   ? llvm::CodeGenOptLevel::None
                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
@@ -75,11 +82,13 @@ FailureOr<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine(Location loc, 
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, cpu, "", targetOptions, llvm::Reloc::PIC_, std::nullopt, level));
   if (!machine)
-    return emitError(loc) << "kiln: cannot create a target machine for " << triple.str();
+    return emitError(loc) << "kiln: cannot create a target machine for "
+                          << triple.str();
   return machine;
 }
 
-void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) {
+void optimize(llvm::Module &module, llvm::TargetMachine &machine,
+              int optLevel) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -105,13 +114,15 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) 
 
 } // namespace
 
-FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel, HostOutput output) {
+FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
+                                      HostOutput output) {
   MLIRContext *ctx = module.getContext();
   Location loc = module.getLoc();
   OwningOpRef<ModuleOp> hostOnly = cast<ModuleOp>(module->clone());
   (*hostOnly)->removeAttr("gpu.container_module");
   SmallVector<std::string> variants;
-  for (Operation &op : llvm::make_early_inc_range(hostOnly->getBody()->getOperations())) {
+  for (Operation &op :
+       llvm::make_early_inc_range(hostOnly->getBody()->getOperations())) {
     auto func = dyn_cast<func::FuncOp>(op);
     if (func && func->hasAttr(kHostVariantAttr)) {
       variants.push_back(func.getSymName().str());
@@ -120,13 +131,16 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel, HostOutput 
     op.erase();
   }
   if (variants.empty())
-    return emitError(loc) << "kiln: no host variants to compile (run kiln-generate-variants)";
+    return emitError(loc)
+           << "kiln: no host variants to compile (run kiln-generate-variants)";
 
   PassManager pm(ctx);
   const char *pipeline =
-      "func.func(convert-complex-to-standard),convert-scf-to-cf,expand-strided-metadata,"
+      "func.func(convert-complex-to-standard),convert-scf-to-cf,expand-strided-"
+      "metadata,"
       "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
-      "convert-complex-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+      "convert-complex-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
+      "convert-func-to-llvm,"
       "convert-index-to-llvm,reconcile-unrealized-casts";
   if (failed(parsePassPipeline(pipeline, pm)))
     return emitError(loc) << "kiln: invalid host pass pipeline";
@@ -138,15 +152,18 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel, HostOutput 
   for (const std::string &name : variants) {
     auto callee = hostOnly->lookupSymbol<LLVM::LLVMFuncOp>(name);
     if (!callee)
-      return emitError(loc) << "kiln: host variant @" << name << " vanished while lowering";
+      return emitError(loc)
+             << "kiln: host variant @" << name << " vanished while lowering";
     callee.setLinkage(LLVM::Linkage::Internal);
     addWrapper(b, callee);
   }
 
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*hostOnly, llvmContext);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*hostOnly, llvmContext);
   if (!llvmModule)
-    return emitError(loc) << "kiln: translating the host variants to LLVM IR failed";
+    return emitError(loc)
+           << "kiln: translating the host variants to LLVM IR failed";
   auto machine = hostTargetMachine(loc, optLevel);
   if (failed(machine))
     return failure();

@@ -1,4 +1,5 @@
-//===- Target/Host/EmitHostObject.h - host variants to an object -*- C++ -*-===//
+//===- Target/Host/EmitHostObject.h - host variants to an object -*- C++
+//-*-===//
 //
 // Lowers the host variants (func.func with kiln.host_variant) to LLVM, adds
 // the exported `<variant>_host(void **args)` wrappers, optimizes for a
@@ -18,7 +19,8 @@ enum class HostOutput { Object, LLVMIR };
 
 /// Object file bytes (or textual LLVM IR) for the host variants of `module`
 /// (which is not modified).
-mlir::FailureOr<std::string> emitHostObject(mlir::ModuleOp module, int optLevel,
-                                            HostOutput output = HostOutput::Object);
+mlir::FailureOr<std::string>
+emitHostObject(mlir::ModuleOp module, int optLevel,
+               HostOutput output = HostOutput::Object);
 
 } // namespace kiln::host

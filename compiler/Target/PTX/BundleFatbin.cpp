@@ -33,17 +33,20 @@ namespace {
 
 /// Runs `program` with `args`; on failure reports its stderr at `loc`.
 LogicalResult runTool(Location loc, llvm::StringRef program,
-                      llvm::ArrayRef<llvm::StringRef> args, llvm::StringRef errFile) {
+                      llvm::ArrayRef<llvm::StringRef> args,
+                      llvm::StringRef errFile) {
   std::string message;
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, std::nullopt, errFile};
-  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects, 0, 0, &message);
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, std::nullopt,
+                                                errFile};
+  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects, 0,
+                                     0, &message);
   if (rc == 0)
     return success();
   std::string output;
   if (auto buffer = llvm::MemoryBuffer::getFile(errFile))
     output = (*buffer)->getBuffer().trim().str();
-  return emitError(loc) << "kiln: " << llvm::sys::path::filename(program) << " failed"
-                        << (message.empty() ? "" : ": " + message)
+  return emitError(loc) << "kiln: " << llvm::sys::path::filename(program)
+                        << " failed" << (message.empty() ? "" : ": " + message)
                         << (output.empty() ? "" : ":\n" + output);
 }
 
@@ -51,17 +54,19 @@ int smNumber(llvm::StringRef arch) {
   int number = 0;
   arch.consume_front("sm_");
   arch.consume_front("compute_");
-  return arch.take_while([](char c) { return c >= '0' && c <= '9'; }).getAsInteger(10, number)
+  return arch.take_while([](char c) {
+               return c >= '0' && c <= '9';
+             }).getAsInteger(10, number)
              ? -1
              : number;
 }
 
 } // namespace
 
-FailureOr<std::string> bundleFatbin(Location loc, llvm::StringRef ptx, llvm::StringRef ptxArch,
-                                    llvm::ArrayRef<std::string> archs,
-                                    llvm::StringRef ptxasPath,
-                                    llvm::StringRef fatbinaryPath, int optLevel) {
+FailureOr<std::string>
+bundleFatbin(Location loc, llvm::StringRef ptx, llvm::StringRef ptxArch,
+             llvm::ArrayRef<std::string> archs, llvm::StringRef ptxasPath,
+             llvm::StringRef fatbinaryPath, int optLevel) {
   if (ptxasPath.empty())
     ptxasPath = defaultPtxasPath();
   if (fatbinaryPath.empty())
@@ -94,7 +99,8 @@ FailureOr<std::string> bundleFatbin(Location loc, llvm::StringRef ptx, llvm::Str
     std::error_code ec;
     llvm::raw_fd_ostream os(*ptxFile, ec);
     if (ec)
-      return emitError(loc) << "kiln: cannot write " << *ptxFile << ": " << ec.message();
+      return emitError(loc)
+             << "kiln: cannot write " << *ptxFile << ": " << ec.message();
     os << ptx;
   }
 
@@ -104,19 +110,23 @@ FailureOr<std::string> bundleFatbin(Location loc, llvm::StringRef ptx, llvm::Str
   for (const std::string &arch : archs) {
     int sm = smNumber(arch);
     if (sm <= 0)
-      return emitError(loc) << "kiln: invalid CUDA arch '" << arch << "' (expected sm_XX)";
+      return emitError(loc)
+             << "kiln: invalid CUDA arch '" << arch << "' (expected sm_XX)";
     FailureOr<std::string> cubin = temp("cubin");
     if (failed(cubin))
       return failure();
     std::string archFlag = "-arch=" + arch;
-    if (failed(runTool(loc, ptxasPath, {ptxasPath, archFlag, opt, *ptxFile, "-o", *cubin},
+    if (failed(runTool(loc, ptxasPath,
+                       {ptxasPath, archFlag, opt, *ptxFile, "-o", *cubin},
                        *errFile)))
       return failure();
-    fatbinArgs.push_back("--image3=kind=elf,sm=" + std::to_string(sm) + ",file=" + *cubin);
+    fatbinArgs.push_back("--image3=kind=elf,sm=" + std::to_string(sm) +
+                         ",file=" + *cubin);
   }
-  fatbinArgs.push_back("--image3=kind=ptx,sm=" + std::to_string(smNumber(ptxArch)) +
-                       ",file=" + *ptxFile);
-  llvm::SmallVector<llvm::StringRef> argRefs(fatbinArgs.begin(), fatbinArgs.end());
+  fatbinArgs.push_back("--image3=kind=ptx,sm=" +
+                       std::to_string(smNumber(ptxArch)) + ",file=" + *ptxFile);
+  llvm::SmallVector<llvm::StringRef> argRefs(fatbinArgs.begin(),
+                                             fatbinArgs.end());
   if (failed(runTool(loc, fatbinaryPath, argRefs, *errFile)))
     return failure();
   auto buffer = llvm::MemoryBuffer::getFile(*fatbinFile, /*IsText=*/false);

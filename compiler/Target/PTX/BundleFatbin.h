@@ -20,10 +20,9 @@ llvm::StringRef defaultFatbinaryPath();
 
 /// Compiles `ptx` (whose .target is `ptxArch`) for each of `archs` and
 /// returns the fatbin bytes. Errors are reported at `loc`.
-mlir::FailureOr<std::string> bundleFatbin(mlir::Location loc, llvm::StringRef ptx,
-                                          llvm::StringRef ptxArch,
-                                          llvm::ArrayRef<std::string> archs,
-                                          llvm::StringRef ptxasPath,
-                                          llvm::StringRef fatbinaryPath, int optLevel);
+mlir::FailureOr<std::string>
+bundleFatbin(mlir::Location loc, llvm::StringRef ptx, llvm::StringRef ptxArch,
+             llvm::ArrayRef<std::string> archs, llvm::StringRef ptxasPath,
+             llvm::StringRef fatbinaryPath, int optLevel);
 
 } // namespace kiln::ptx

@@ -28,29 +28,34 @@ FailureOr<std::string> emitPTX(ModuleOp module, const PTXOptions &options) {
     if (op.getName() == kGpuModuleName)
       kernels = op;
   if (!kernels)
-    return module.emitError() << "no gpu.module @" << kGpuModuleName << " to compile to PTX";
+    return module.emitError()
+           << "no gpu.module @" << kGpuModuleName << " to compile to PTX";
 
   MLIRContext *ctx = module.getContext();
   OwningOpRef<ModuleOp> gpuOnly = ModuleOp::create(module.getLoc());
-  (*gpuOnly)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
+  (*gpuOnly)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                      UnitAttr::get(ctx));
   gpuOnly->getBody()->push_back(kernels->clone());
 
   // libdevice is linked only if present: kernels without math functions do
   // not need it, and the NVVM target reports a missing one when needed.
-  std::string libdevice =
-      options.libdevicePath.empty() ? KILN_DEFAULT_LIBDEVICE : options.libdevicePath;
-  std::string link =
-      llvm::sys::fs::exists(libdevice) ? llvm::formatv(" l={0}", libdevice).str() : "";
+  std::string libdevice = options.libdevicePath.empty() ? KILN_DEFAULT_LIBDEVICE
+                                                        : options.libdevicePath;
+  std::string link = llvm::sys::fs::exists(libdevice)
+                         ? llvm::formatv(" l={0}", libdevice).str()
+                         : "";
   std::string pipeline = llvm::formatv(
       "nvvm-attach-target{{chip={0} features={1} O={2}{3}},"
-      "gpu.module(convert-complex-to-standard,convert-vector-to-scf,convert-scf-to-cf,"
+      "gpu.module(convert-complex-to-standard,convert-vector-to-scf,convert-"
+      "scf-to-cf,"
       "convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
       "gpu-module-to-binary{{format=isa}",
       options.chip, options.features, options.optLevel, link);
 
   PassManager pm(ctx);
   if (failed(parsePassPipeline(pipeline, pm)))
-    return module.emitError() << "kiln: invalid PTX pass pipeline: " << pipeline;
+    return module.emitError()
+           << "kiln: invalid PTX pass pipeline: " << pipeline;
   if (failed(pm.run(*gpuOnly)))
     return module.emitError() << "kiln: lowering the kernels to PTX failed";
 

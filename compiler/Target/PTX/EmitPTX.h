@@ -22,6 +22,7 @@ struct PTXOptions {
 };
 
 /// PTX of the gpu.module @kiln_kernels in `module` (which is not modified).
-mlir::FailureOr<std::string> emitPTX(mlir::ModuleOp module, const PTXOptions &options);
+mlir::FailureOr<std::string> emitPTX(mlir::ModuleOp module,
+                                     const PTXOptions &options);
 
 } // namespace kiln::ptx

@@ -1,9 +1,9 @@
 //===- kiln-translate.cpp - Kiln's back ends on a .mlir file --------------===//
 //
 // Reads a module of kiln.kernel functions and runs the pipeline of
-// Pipeline.h: --fused-mlir prints the fused module, --ptx the PTX, --host-ir the
-// optimized host LLVM IR, --host-object / --fatbin write binaries, --fusion-stats
-// the fusion statistics. For lit tests and debugging.
+// Pipeline.h: --fused-mlir prints the fused module, --ptx the PTX, --host-ir
+// the optimized host LLVM IR, --host-object / --fatbin write binaries,
+// --fusion-stats the fusion statistics. For lit tests and debugging.
 //
 //===----------------------------------------------------------------------===//
 #include "Pipeline/Pipeline.h"
@@ -26,19 +26,25 @@ enum class Action { Fuse, Ptx, HostIR, HostObject, Fatbin, Stats };
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
                                       cl::init("-"));
-static cl::opt<std::string> outputFile("o", cl::desc("Output file"), cl::init("-"));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                       cl::init("-"));
 static cl::opt<Action> action(
     cl::desc("What to emit:"), cl::Required,
-    cl::values(clEnumValN(Action::Fuse, "fused-mlir", "the fused module (fused-mlir stage)"),
+    cl::values(clEnumValN(Action::Fuse, "fused-mlir",
+                          "the fused module (fused-mlir stage)"),
                clEnumValN(Action::Ptx, "ptx", "PTX of every variant"),
-               clEnumValN(Action::HostIR, "host-ir", "optimized LLVM IR of the host variants"),
-               clEnumValN(Action::HostObject, "host-object", "host object file"),
+               clEnumValN(Action::HostIR, "host-ir",
+                          "optimized LLVM IR of the host variants"),
+               clEnumValN(Action::HostObject, "host-object",
+                          "host object file"),
                clEnumValN(Action::Fatbin, "fatbin", "fatbin for --cuda-arch"),
                clEnumValN(Action::Stats, "fusion-stats", "fusion statistics")));
-static cl::list<std::string> cudaArchs("cuda-arch", cl::desc("sm_XX for cubins"),
-                                       cl::CommaSeparated);
-static cl::opt<int> optLevel("opt-level", cl::desc("Optimization level"), cl::init(3), cl::Prefix);
-static cl::opt<bool> noFuse("no-fuse", cl::desc("Input is already fused"), cl::init(false));
+static cl::list<std::string>
+    cudaArchs("cuda-arch", cl::desc("sm_XX for cubins"), cl::CommaSeparated);
+static cl::opt<int> optLevel("opt-level", cl::desc("Optimization level"),
+                             cl::init(3), cl::Prefix);
+static cl::opt<bool> noFuse("no-fuse", cl::desc("Input is already fused"),
+                            cl::init(false));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -71,8 +77,9 @@ int main(int argc, char **argv) {
     llvm::raw_string_ostream os(text);
     for (const auto &s : kiln::pipeline::collectStats(*module))
       os << s.name << ": ops_before=" << s.opsBeforeFusion
-         << " kernels_after=" << s.kernelsAfterFusion << " inputs=" << s.numInputs
-         << " outputs=" << s.numOutputs << " scalars=" << s.numScalars
+         << " kernels_after=" << s.kernelsAfterFusion
+         << " inputs=" << s.numInputs << " outputs=" << s.numOutputs
+         << " scalars=" << s.numScalars
          << " bytes_per_element=" << s.bytesPerElement << "\n";
   } else {
     kiln::pipeline::Options options;
@@ -82,13 +89,15 @@ int main(int argc, char **argv) {
     options.emitHost = action == Action::HostObject;
     if (action == Action::HostIR) {
       // The host back end alone, printing IR instead of an object.
-      mlir::OwningOpRef<mlir::ModuleOp> copy = mlir::cast<mlir::ModuleOp>((*module)->clone());
+      mlir::OwningOpRef<mlir::ModuleOp> copy =
+          mlir::cast<mlir::ModuleOp>((*module)->clone());
       kiln::pipeline::registerPasses();
       mlir::PassManager pm(&context);
       pm.addPass(kiln::createGenerateVariantsPass());
       if (mlir::failed(pm.run(*copy)))
         return 1;
-      auto ir = kiln::host::emitHostObject(*copy, optLevel, kiln::host::HostOutput::LLVMIR);
+      auto ir = kiln::host::emitHostObject(*copy, optLevel,
+                                           kiln::host::HostOutput::LLVMIR);
       if (mlir::failed(ir))
         return 1;
       text = std::move(*ir);

@@ -54,15 +54,20 @@ void check(bool ok, const char *what, long i) {
 }
 
 std::mt19937_64 rng(42);
-double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }
+double uniform(double lo, double hi) {
+  return std::uniform_real_distribution<double>(lo, hi)(rng);
+}
 
-void mixReference(float x, double y, bool m, double a, bool flag, double &r, bool &c) {
+void mixReference(float x, double y, bool m, double a, bool flag, double &r,
+                  bool &c) {
   double t = double(x) * a + y;
   r = m ? std::sqrt(std::fabs(t)) : -t;
   c = (t > 1.0) != flag;
 }
 
-bool close(double got, double want) { return std::fabs(got - want) <= 1e-12 * (1 + std::fabs(want)); }
+bool close(double got, double want) {
+  return std::fabs(got - want) <= 1e-12 * (1 + std::fabs(want));
+}
 
 void testMixContig() {
   const long n = 1037; // not a multiple of the vector width: exercises the tail
@@ -96,14 +101,17 @@ void testMixContig() {
 
 void testMixStrided2() {
   const long rows = 37, cols = 53;
-  std::vector<float> x(cols);             // broadcast over rows: strides (0, 1)
-  std::vector<double> yT(cols * rows);    // stored transposed: strides (1, rows)
+  std::vector<float> x(cols);          // broadcast over rows: strides (0, 1)
+  std::vector<double> yT(cols * rows); // stored transposed: strides (1, rows)
   std::vector<std::uint8_t> m(5 + rows * cols); // offset 5
   std::vector<double> r(3 + rows * cols, -7);   // offset 3
   std::vector<std::uint8_t> c(rows * cols, 7);
-  for (auto &v : x) v = float(uniform(-3, 3));
-  for (auto &v : yT) v = uniform(-2, 2);
-  for (auto &v : m) v = rng() % 2;
+  for (auto &v : x)
+    v = float(uniform(-3, 3));
+  for (auto &v : yT)
+    v = uniform(-2, 2);
+  for (auto &v : m)
+    v = rng() % 2;
   double a = -0.5;
   bool flag = false;
   Desc dx = desc(x.data(), 0, {rows, cols}, {0, 1});
@@ -117,14 +125,17 @@ void testMixStrided2() {
   args.push_back(&a);
   args.push_back(&flag);
   mix_strided2_host(args.data());
-  check(r[0] == -7 && r[1] == -7 && r[2] == -7, "mix_strided2 wrote before its offset", 0);
+  check(r[0] == -7 && r[1] == -7 && r[2] == -7,
+        "mix_strided2 wrote before its offset", 0);
   for (long i = 0; i < rows; ++i)
     for (long j = 0; j < cols; ++j) {
       double wr;
       bool wc;
-      mixReference(x[j], yT[j * rows + i], m[5 + i * cols + j], a, flag, wr, wc);
+      mixReference(x[j], yT[j * rows + i], m[5 + i * cols + j], a, flag, wr,
+                   wc);
       check(close(r[3 + i * cols + j], wr), "mix_strided2 r", i * cols + j);
-      check(c[i * cols + j] == std::uint8_t(wc), "mix_strided2 c", i * cols + j);
+      check(c[i * cols + j] == std::uint8_t(wc), "mix_strided2 c",
+            i * cols + j);
     }
 }
 
@@ -138,8 +149,12 @@ void testComplex() {
     w[i] = cf(float(uniform(-1, 1)), float(uniform(-1, 1)));
   }
   cf s(0.25f, -0.5f);
-  auto reference = [&](cf zi, cf wi) { return std::exp(cd(zi) * cd(wi) + cd(s)); };
-  auto near = [](cf got, cd want) { return std::abs(cd(got) - want) <= 1e-5 * (1 + std::abs(want)); };
+  auto reference = [&](cf zi, cf wi) {
+    return std::exp(cd(zi) * cd(wi) + cd(s));
+  };
+  auto near = [](cf got, cd want) {
+    return std::abs(cd(got) - want) <= 1e-5 * (1 + std::abs(want));
+  };
   {
     Desc dz = desc(z.data(), 0, {n}, {1}), dw = desc(w.data(), 0, {n}, {1}),
          d0 = desc(out.data(), 0, {n}, {1});
@@ -162,7 +177,8 @@ void testComplex() {
     cfma_strided2_host(args.data());
     for (long i = 0; i < rows; ++i)
       for (long j = 0; j < cols; ++j)
-        check(near(outT[j * rows + i], reference(z[i * cols + j], w[i * cols + j])),
+        check(near(outT[j * rows + i],
+                   reference(z[i * cols + j], w[i * cols + j])),
               "cfma_strided2", i * cols + j);
   }
 }

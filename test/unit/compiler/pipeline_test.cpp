@@ -73,8 +73,10 @@ TEST_F(PipelineTest, FuseCompileAndStats) {
     EXPECT_NE(compiled->ptx.find(entry), std::string::npos) << entry;
   EXPECT_TRUE(compiled->fatbin.empty());
   ASSERT_GT(compiled->hostObject.size(), 4u);
-  EXPECT_EQ(compiled->hostObject.substr(0, 4), "\x7f" "ELF");
-  EXPECT_NE(compiled->hostObject.find("chain_strided2_host"), std::string::npos);
+  EXPECT_EQ(compiled->hostObject.substr(0, 4), "\x7f"
+                                               "ELF");
+  EXPECT_NE(compiled->hostObject.find("chain_strided2_host"),
+            std::string::npos);
 }
 
 TEST_F(PipelineTest, UnfusableKernelIsADiagnosticNotACrash) {
@@ -90,7 +92,8 @@ func.func @bad(%x: tensor<?xf16>) -> tensor<?xf16> attributes {kiln.kernel} {
     return mlir::success();
   });
   EXPECT_TRUE(mlir::failed(kiln::pipeline::fuse(*module)));
-  EXPECT_NE(messages.find("unsupported element type 'f16'"), std::string::npos) << messages;
+  EXPECT_NE(messages.find("unsupported element type 'f16'"), std::string::npos)
+      << messages;
   // The context stays usable: a good module still compiles afterwards.
   auto good = parse(kChain);
   ASSERT_TRUE(good);
