@@ -155,9 +155,15 @@ public:
 
   // Transfers.
   std::vector<E> to_vector() const {
-    std::vector<E> v(static_cast<std::size_t>(size()));
-    detail::copy_to_host(*this, v.data(), stream::current(device_), false);
-    return v;
+    if constexpr (std::is_same_v<E, bool>) { // std::vector<bool> has no data()
+      std::vector<unsigned char> bytes(static_cast<std::size_t>(size()));
+      detail::copy_to_host(*this, bytes.data(), stream::current(device_), false);
+      return std::vector<bool>(bytes.begin(), bytes.end());
+    } else {
+      std::vector<E> v(static_cast<std::size_t>(size()));
+      detail::copy_to_host(*this, v.data(), stream::current(device_), false);
+      return v;
+    }
   }
   void copy_to_host(std::span<E> out) const { check_span(out.size()); detail::copy_to_host(*this, out.data(), stream::current(device_), false); }
   void copy_from_host(std::span<const E> in) const { check_span(in.size()); detail::copy_from_host(*this, in.data(), stream::current(device_), false); }
