@@ -9,7 +9,9 @@
 
 #include "kiln/array.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -60,12 +62,18 @@ array<T> asarray(std::span<const T> data, const shape &s, device dev = current_d
 template <element T> array<T> asarray(std::span<const T> data, device dev = current_device()) {
   return asarray<T>(data, shape{static_cast<std::int64_t>(data.size())}, dev);
 }
-template <element T> array<T> asarray(const std::vector<T> &data, device dev = current_device()) {
-  return asarray<T>(std::span<const T>(data.data(), data.size()), dev);
-}
 template <element T>
 array<T> asarray(const std::vector<T> &data, const shape &s, device dev = current_device()) {
-  return asarray<T>(std::span<const T>(data.data(), data.size()), s, dev);
+  if constexpr (std::is_same_v<T, bool>) { // std::vector<bool> has no data()
+    std::unique_ptr<bool[]> bytes(new bool[data.size()]);
+    std::copy(data.begin(), data.end(), bytes.get());
+    return asarray<bool>(std::span<const bool>(bytes.get(), data.size()), s, dev);
+  } else {
+    return asarray<T>(std::span<const T>(data.data(), data.size()), s, dev);
+  }
+}
+template <element T> array<T> asarray(const std::vector<T> &data, device dev = current_device()) {
+  return asarray<T>(data, shape{static_cast<std::int64_t>(data.size())}, dev);
 }
 /// asarray({1, 2, 3}) (int32), asarray({1.0, 2.0}) (float64), asarray<float>({...}).
 template <element T> array<T> asarray(std::initializer_list<T> data, device dev = current_device()) {
