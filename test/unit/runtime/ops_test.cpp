@@ -68,13 +68,13 @@ template <class T> kiln::array<T> random_array(const kiln::shape &s, double lo =
 }
 
 /// The reference value type: complex<double> for complex, else double.
-template <class T> auto ref(T v) {
+template <class T> auto to_ref(T v) {
   if constexpr (is_cplx<T>) return c128(v.real(), v.imag());
   else return static_cast<double>(v);
 }
 template <class T> auto refs(const std::vector<T> &v) {
-  std::vector<decltype(ref(T{}))> out;
-  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(ref(static_cast<T>(v[i])));
+  std::vector<decltype(to_ref(T{}))> out;
+  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(to_ref(static_cast<T>(v[i])));
   return out;
 }
 
@@ -138,7 +138,7 @@ template <class T> void check_binary_arithmetic() {
   auto a = make(av, sa), b = make(bv, sb), c = make(cv, sc);
   const kiln::shape out{3, 4};
   auto ra = refs(av), rb = refs(bv), rc = refs(cv);
-  using R = decltype(ref(T{}));
+  using R = decltype(to_ref(T{}));
   auto expect = [&](auto f, const auto &x, const kiln::shape &xs, const auto &y, const kiln::shape &ys) {
     std::vector<R> want;
     for (int64_t i = 0; i < out.numel(); ++i) want.push_back(f(x[source_index(i, out, xs)], y[source_index(i, out, ys)]));
@@ -186,7 +186,8 @@ TEST(Ops, MixedDtypesPromote) {
   auto s = make(random_values<int8_t>(5, -128, 127));
   auto us = u * s; // uint8 * int8 -> int32 (NumPy int16)
   EXPECT_EQ(us.dtype(), kiln::dtype::int32);
-  auto uv = values(u), sv = values(s);
+  auto uv = values(u);
+  auto sv = values(s);
   std::vector<double> w2;
   for (int i = 0; i < 5; ++i) w2.push_back(double(uv[i]) * double(sv[i]));
   expect_all_close(values(us), w2, 0);
@@ -388,7 +389,7 @@ template <class T> void check_math_functions() {
   auto x = make(any, {4, 6});
   auto p = make(positive, {4, 6});
   auto rx = refs(any), rp = refs(positive);
-  using V = decltype(ref(T{}));
+  using V = decltype(to_ref(T{}));
   auto map = [](const std::vector<V> &in, auto f) {
     std::vector<V> out;
     for (auto v : in) out.push_back(f(v));
