@@ -75,7 +75,8 @@ bool CompileDatabase::flagsFor(const std::string &source,
       i += hasNext;
       continue;
     }
-    if (a == "-c" || a == "--" || a == "-MD" || a == "-MMD" || a == "-MP" ||
+    // (--driver-mode= is what clang's tooling adds for its own use.)
+    if (a == "-c" || a == "--" || a.starts_with("--driver-mode=") || a == "-MD" || a == "-MMD" || a == "-MP" ||
         (a.starts_with("-o") && a.size() > 2) || a.starts_with("-MF") ||
         a.starts_with("-MT") || a.starts_with("-MQ"))
       continue;

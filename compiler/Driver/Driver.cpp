@@ -17,6 +17,7 @@
 #include "Driver/Toolchain.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -39,7 +40,7 @@ int makeJobs(const DriverOptions &opts, std::vector<SourceJob> &jobs) {
     db = CompileDatabase::load(*opts.buildDir, error);
     if (!db) {
       reportError("cannot load a compilation database from '" + *opts.buildDir +
-                  "': " + error);
+                  "': " + llvm::StringRef(error).trim().str());
       return ExitCompileError;
     }
   }

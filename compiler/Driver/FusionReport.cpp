@@ -30,22 +30,27 @@ void printFusionReport(llvm::raw_ostream &os, const std::string &source,
      << (kernels.size() == 1 ? "" : "s") << ", " << ops << " operation"
      << (ops == 1 ? "" : "s") << " fused\n";
 
-  constexpr size_t numColumns = 7;
+  auto plural = [](unsigned n, const char *one, const char *many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  constexpr size_t numColumns = 6;
   using Row = std::array<std::string, numColumns>;
   std::vector<Row> rows;
-  rows.push_back(
-      {"location", "function", "kernel", "ops fused", "inputs", "scalars", "bytes/element"});
-  for (const frontend::FusionRecord &r : records)
-    rows.push_back({r.location, r.function, r.kernel, std::to_string(r.numOps),
-                    std::to_string(r.numInputs), std::to_string(r.numScalars),
-                    std::to_string(r.bytesPerElement)});
+  rows.push_back({"location", "function", "kernel", "fused", "inputs", "bytes/element"});
+  for (const frontend::FusionRecord &r : records) {
+    std::string inputs = plural(r.numInputs, "array", "arrays");
+    if (r.numScalars)
+      inputs += " + " + plural(r.numScalars, "scalar", "scalars");
+    rows.push_back({r.location, r.function, r.kernel, plural(r.numOps, "op", "ops"), inputs,
+                    std::to_string(r.bytesPerElement) + " B"});
+  }
   std::array<size_t, numColumns> width{};
   for (const Row &row : rows)
     for (size_t c = 0; c < numColumns; ++c)
       width[c] = std::max(width[c], row[c].size());
   for (const Row &row : rows) {
     for (size_t c = 0; c < numColumns; ++c) {
-      bool numeric = c >= 3;
+      bool numeric = c == 5;
       bool last = c + 1 == numColumns;
       if (numeric)
         os << llvm::right_justify(row[c], width[c]);
