@@ -79,8 +79,17 @@ done:
 
 const dtype saxpy_dtypes[] = {dtype::float32, dtype::float32, dtype::float32};
 const kiln::detail::fused_kernel saxpy_kernel = {
-    "bench_saxpy", saxpy_ptx, nullptr, 0, saxpy_contig_host, {nullptr, nullptr, nullptr, nullptr},
-    2,             1,         1,       saxpy_dtypes,        1};
+    "bench_saxpy",
+    saxpy_ptx,
+    nullptr,
+    0,
+    saxpy_contig_host,
+    {nullptr, nullptr, nullptr, nullptr},
+    2,
+    1,
+    1,
+    saxpy_dtypes,
+    1};
 
 } // namespace
 
@@ -119,12 +128,15 @@ int main() {
       call();
     const auto t1 = std::chrono::steady_clock::now();
     s.synchronize(); // outside the timed region: host time per call only
-    per_call_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / batch);
+    per_call_us.push_back(
+        std::chrono::duration<double, std::micro>(t1 - t0).count() / batch);
   }
   std::sort(per_call_us.begin(), per_call_us.end());
-  std::printf("launch_elementwise: %lld float32 elements on %s: median %.2f us per call "
+  std::printf("launch_elementwise: %lld float32 elements on %s: median %.2f us "
+              "per call "
               "(host time incl. output allocation; min %.2f us, p90 %.2f us)\n",
-              static_cast<long long>(n), dev.str().c_str(), per_call_us[batches / 2],
-              per_call_us.front(), per_call_us[batches * 9 / 10]);
+              static_cast<long long>(n), dev.str().c_str(),
+              per_call_us[batches / 2], per_call_us.front(),
+              per_call_us[batches * 9 / 10]);
   return 0;
 }

@@ -42,13 +42,14 @@ struct gpu_kernel {
 constexpr std::size_t table_size = 4096; // a power of two
 constexpr std::size_t table_fill_limit = table_size / 2;
 std::atomic<gpu_kernel *> table[table_size];
-std::mutex insert_mutex;       // guards insertion, `filled` and `overflow`
-std::size_t filled = 0;        // entries in `table`
+std::mutex insert_mutex;            // guards insertion, `filled` and `overflow`
+std::size_t filled = 0;             // entries in `table`
 std::vector<gpu_kernel *> overflow; // entries once the table is half full
 
 std::size_t slot_of(const fused_kernel *k, int ordinal) noexcept {
-  std::uint64_t h = reinterpret_cast<std::uintptr_t>(k) ^
-                    (static_cast<std::uint64_t>(ordinal) * 0x9E3779B97F4A7C15ull);
+  std::uint64_t h =
+      reinterpret_cast<std::uintptr_t>(k) ^
+      (static_cast<std::uint64_t>(ordinal) * 0x9E3779B97F4A7C15ull);
   h ^= h >> 31;
   h *= 0xBF58476D1CE4E5B9ull;
   h ^= h >> 29;
@@ -72,13 +73,15 @@ std::string kernel_name(const fused_kernel &k) {
 }
 
 /// Throws the cuda_error check() makes for `r`, with `context` appended.
-[[noreturn]] void fail(CUresult r, const char *call, const std::string &context) {
+[[noreturn]] void fail(CUresult r, const char *call,
+                       const std::string &context) {
   try {
     cuda::check(r, call);
   } catch (const cuda_error &e) {
     throw cuda_error(std::string(e.what()) + context, e.code());
   }
-  throw cuda_error(std::string(call) + " failed (" + std::to_string(r) + ")" + context,
+  throw cuda_error(std::string(call) + " failed (" + std::to_string(r) + ")" +
+                       context,
                    static_cast<int>(r));
 }
 
@@ -92,15 +95,20 @@ CUmodule load_module(const cuda::driver_api &api, const fused_kernel &k) {
       fail(r, "cuModuleLoadData", " (cubins of kernel " + kernel_name(k) + ")");
   }
   if (!k.ptx)
-    throw kiln::error("kernel " + kernel_name(k) + " was built without GPU code (no PTX or cubin)");
+    throw kiln::error("kernel " + kernel_name(k) +
+                      " was built without GPU code (no PTX or cubin)");
 
   char error_log[16384] = {};
-  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {error_log, reinterpret_cast<void *>(static_cast<std::uintptr_t>(sizeof error_log))};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {
+      error_log,
+      reinterpret_cast<void *>(static_cast<std::uintptr_t>(sizeof error_log))};
   CUresult r = api.cuModuleLoadDataEx(&module, k.ptx, 2, options, values);
   if (r != CUDA_SUCCESS) {
     error_log[sizeof error_log - 1] = '\0';
-    std::string context = " while JIT-compiling the PTX of kernel " + kernel_name(k);
+    std::string context =
+        " while JIT-compiling the PTX of kernel " + kernel_name(k);
     if (error_log[0])
       context += ":\n" + std::string(error_log);
     fail(r, "cuModuleLoadDataEx", context);
@@ -109,7 +117,8 @@ CUmodule load_module(const cuda::driver_api &api, const fused_kernel &k) {
 }
 
 /// The entry of (k, ordinal), loading the module on first use.
-gpu_kernel &entry_of(const cuda::driver_api &api, const fused_kernel &k, int ordinal) {
+gpu_kernel &entry_of(const cuda::driver_api &api, const fused_kernel &k,
+                     int ordinal) {
   if (gpu_kernel *e = find_in_table(&k, ordinal))
     return *e;
   std::lock_guard<std::mutex> lock(insert_mutex);
@@ -124,8 +133,8 @@ gpu_kernel &entry_of(const cuda::driver_api &api, const fused_kernel &k, int ord
   e->ordinal = ordinal;
   CUdevice dev = 0;
   KILN_CU(api, cuDeviceGet, &dev, ordinal);
-  KILN_CU(api, cuDeviceGetAttribute, &e->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-          dev);
+  KILN_CU(api, cuDeviceGetAttribute, &e->multiprocessors,
+          CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
   e->multiprocessors = std::max(e->multiprocessors, 1);
   e->module = load_module(api, k);
 
@@ -142,7 +151,8 @@ gpu_kernel &entry_of(const cuda::driver_api &api, const fused_kernel &k, int ord
   return *raw;
 }
 
-CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int variant, int &block) {
+CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int variant,
+                       int &block) {
   CUfunction f = e.function[variant].load(std::memory_order_acquire);
   if (f) {
     block = e.block[variant].load(std::memory_order_relaxed);
@@ -151,14 +161,16 @@ CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int variant, 
   std::lock_guard<std::mutex> lock(insert_mutex);
   f = e.function[variant].load(std::memory_order_acquire);
   if (!f) {
-    std::string name = kernel_name(*e.kernel) +
-                       (variant == contig_variant ? std::string("_contig")
-                                                  : "_strided" + std::to_string(variant));
+    std::string name =
+        kernel_name(*e.kernel) + (variant == contig_variant
+                                      ? std::string("_contig")
+                                      : "_strided" + std::to_string(variant));
     CUresult r = api.cuModuleGetFunction(&f, e.module, name.c_str());
     if (r != CUDA_SUCCESS)
       fail(r, "cuModuleGetFunction", " (variant " + name + ")");
     int max_threads = default_block;
-    KILN_CU(api, cuFuncGetAttribute, &max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
+    KILN_CU(api, cuFuncGetAttribute, &max_threads,
+            CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
     int b = std::clamp(max_threads, 1, default_block);
     if (b >= 32)
       b &= ~31; // whole warps
@@ -171,27 +183,33 @@ CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int variant, 
 
 } // namespace
 
-void launch_on_gpu(const fused_kernel &k, int ordinal, int variant, std::int64_t n,
-                   void **args, void *stream) {
+void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
+                   std::int64_t n, void **args, void *stream) {
   const cuda::driver_api &api = cuda::require_driver();
   gpu_kernel &e = entry_of(api, k, ordinal);
   int block = default_block;
   CUfunction f = function_of(api, e, variant, block);
 
-  const std::int64_t width = variant == contig_variant ? std::max<int>(k.vector_width, 1) : 1;
+  const std::int64_t width =
+      variant == contig_variant ? std::max<int>(k.vector_width, 1) : 1;
   const std::int64_t per_block = static_cast<std::int64_t>(block) * width;
   const std::int64_t wanted = (n + per_block - 1) / per_block;
-  const std::int64_t cap = static_cast<std::int64_t>(e.multiprocessors) * blocks_per_sm;
-  const unsigned grid = static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, cap));
+  const std::int64_t cap =
+      static_cast<std::int64_t>(e.multiprocessors) * blocks_per_sm;
+  const unsigned grid =
+      static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, cap));
 
-  CUresult r = api.cuLaunchKernel(f, grid, 1, 1, static_cast<unsigned>(block), 1, 1, 0,
-                                  static_cast<CUstream>(stream), args, nullptr);
+  CUresult r =
+      api.cuLaunchKernel(f, grid, 1, 1, static_cast<unsigned>(block), 1, 1, 0,
+                         static_cast<CUstream>(stream), args, nullptr);
   if (r != CUDA_SUCCESS)
     fail(r, "cuLaunchKernel",
          " (kernel " + kernel_name(k) +
-             (variant == contig_variant ? std::string("_contig")
-                                        : "_strided" + std::to_string(variant)) +
-             ", grid " + std::to_string(grid) + ", block " + std::to_string(block) + ")");
+             (variant == contig_variant
+                  ? std::string("_contig")
+                  : "_strided" + std::to_string(variant)) +
+             ", grid " + std::to_string(grid) + ", block " +
+             std::to_string(block) + ")");
 }
 
 } // namespace kiln::detail::launch

@@ -35,15 +35,18 @@ struct memref_fields {
   std::int64_t strides[max_kernel_rank];
 };
 
-std::string kernel_name(const fused_kernel &k) { return k.name ? k.name : "<unnamed>"; }
+std::string kernel_name(const fused_kernel &k) {
+  return k.name ? k.name : "<unnamed>";
+}
 
-[[noreturn]] void throw_counts(const fused_kernel &k, std::size_t inputs, std::size_t scalars,
-                               std::size_t outputs) {
-  throw value_error("kernel " + kernel_name(k) + " takes " + std::to_string(k.num_inputs) +
-                    " inputs, " + std::to_string(k.num_scalars) + " scalars and " +
-                    std::to_string(k.num_outputs) + " outputs; got " + std::to_string(inputs) +
-                    " inputs, " + std::to_string(scalars) + " scalars and " +
-                    std::to_string(outputs) + " outputs");
+[[noreturn]] void throw_counts(const fused_kernel &k, std::size_t inputs,
+                               std::size_t scalars, std::size_t outputs) {
+  throw value_error(
+      "kernel " + kernel_name(k) + " takes " + std::to_string(k.num_inputs) +
+      " inputs, " + std::to_string(k.num_scalars) + " scalars and " +
+      std::to_string(k.num_outputs) + " outputs; got " +
+      std::to_string(inputs) + " inputs, " + std::to_string(scalars) +
+      " scalars and " + std::to_string(outputs) + " outputs");
 }
 
 [[noreturn]] void throw_broadcast(std::span<const array_base *const> inputs) {
@@ -54,29 +57,34 @@ std::string kernel_name(const fused_kernel &k) { return k.name ? k.name : "<unna
 }
 
 [[noreturn]] void throw_devices(device a, device b) {
-  throw device_error("arrays are on different devices: " + a.str() + " and " + b.str());
+  throw device_error("arrays are on different devices: " + a.str() + " and " +
+                     b.str());
 }
 
 /// Checks the inputs and scalars of a call; returns the device it runs on.
-device check_operands(const fused_kernel &k, std::span<const array_base *const> inputs,
-                      std::span<const void *const> scalars, std::span<array_base> outputs) {
+device check_operands(const fused_kernel &k,
+                      std::span<const array_base *const> inputs,
+                      std::span<const void *const> scalars,
+                      std::span<array_base> outputs) {
   if (inputs.size() != k.num_inputs || scalars.size() != k.num_scalars ||
       outputs.size() != k.num_outputs)
     throw_counts(k, inputs.size(), scalars.size(), outputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const array_base *a = inputs[i];
     if (!a || !a->valid())
-      throw value_error("kernel " + kernel_name(k) + ": input " + std::to_string(i) +
+      throw value_error("kernel " + kernel_name(k) + ": input " +
+                        std::to_string(i) +
                         " is not an array (default-constructed or moved from)");
     if (k.operand_dtypes && a->dtype() != k.operand_dtypes[i])
-      throw value_error("kernel " + kernel_name(k) + ": input " + std::to_string(i) +
-                        " has dtype " + std::string(name(a->dtype())) +
-                        " but the kernel takes " + std::string(name(k.operand_dtypes[i])));
+      throw value_error(
+          "kernel " + kernel_name(k) + ": input " + std::to_string(i) +
+          " has dtype " + std::string(name(a->dtype())) +
+          " but the kernel takes " + std::string(name(k.operand_dtypes[i])));
   }
   for (std::size_t i = 0; i < scalars.size(); ++i)
     if (!scalars[i])
-      throw value_error("kernel " + kernel_name(k) + ": scalar " + std::to_string(i) +
-                        " is a null pointer");
+      throw value_error("kernel " + kernel_name(k) + ": scalar " +
+                        std::to_string(i) + " is a null pointer");
   if (!inputs.empty()) {
     const device dev = inputs[0]->device();
     for (std::size_t i = 1; i < inputs.size(); ++i)
@@ -92,14 +100,16 @@ device check_operands(const fused_kernel &k, std::span<const array_base *const> 
 }
 
 /// NumPy's broadcast of the input shapes into `out`; returns its rank.
-int broadcast_rank_and_shape(const fused_kernel &k, std::span<const array_base *const> inputs,
+int broadcast_rank_and_shape(const fused_kernel &k,
+                             std::span<const array_base *const> inputs,
                              std::int64_t *out) {
   std::size_t rank = 0;
   for (const array_base *a : inputs)
     rank = std::max(rank, a->shape().size());
   if (rank > static_cast<std::size_t>(max_rank))
-    throw value_error("kernel " + kernel_name(k) + ": arrays of " + std::to_string(rank) +
-                      " dimensions exceed the limit of " + std::to_string(max_rank));
+    throw value_error(
+        "kernel " + kernel_name(k) + ": arrays of " + std::to_string(rank) +
+        " dimensions exceed the limit of " + std::to_string(max_rank));
   for (std::size_t d = 0; d < rank; ++d)
     out[d] = 1;
   for (const array_base *a : inputs) {
@@ -119,11 +129,13 @@ int broadcast_rank_and_shape(const fused_kernel &k, std::span<const array_base *
 }
 
 /// Allocates the outputs not given; checks those given against the call.
-void prepare_outputs(const fused_kernel &k, std::span<array_base> outputs, device dev,
-                     const std::int64_t *out_shape, int rank) {
-  const std::span<const std::int64_t> dims(out_shape, static_cast<std::size_t>(rank));
+void prepare_outputs(const fused_kernel &k, std::span<array_base> outputs,
+                     device dev, const std::int64_t *out_shape, int rank) {
+  const std::span<const std::int64_t> dims(out_shape,
+                                           static_cast<std::size_t>(rank));
   for (std::size_t o = 0; o < outputs.size(); ++o) {
-    const kiln::dtype t = k.operand_dtypes ? k.operand_dtypes[k.num_inputs + o] : outputs[o].dtype();
+    const kiln::dtype t = k.operand_dtypes ? k.operand_dtypes[k.num_inputs + o]
+                                           : outputs[o].dtype();
     array_base &out = outputs[o];
     if (!out.valid()) {
       out = detail::empty(t, shape(dims), dev);
@@ -132,10 +144,12 @@ void prepare_outputs(const fused_kernel &k, std::span<array_base> outputs, devic
     const shape &s = out.shape();
     if (!std::equal(s.begin(), s.end(), dims.begin(), dims.end()))
       throw shape_error("output operand with shape " + to_string(s) +
-                        " doesn't match the broadcast shape " + to_string(shape(dims)));
+                        " doesn't match the broadcast shape " +
+                        to_string(shape(dims)));
     if (out.dtype() != t)
-      throw value_error("kernel " + kernel_name(k) + ": output " + std::to_string(o) +
-                        " has dtype " + std::string(name(out.dtype())) +
+      throw value_error("kernel " + kernel_name(k) + ": output " +
+                        std::to_string(o) + " has dtype " +
+                        std::string(name(out.dtype())) +
                         " but the kernel writes " + std::string(name(t)));
     if (out.device() != dev)
       throw_devices(dev, out.device());
@@ -151,14 +165,18 @@ struct runner {
   host_kernel_fn host = nullptr;
   int variant = 0;
 
-  runner(const fused_kernel &k_, device dev_, int variant_) : k(k_), dev(dev_), variant(variant_) {
+  runner(const fused_kernel &k_, device dev_, int variant_)
+      : k(k_), dev(dev_), variant(variant_) {
     if (dev.is_host()) {
-      host = variant == launch::contig_variant ? k.host_contig : k.host_strided[variant - 1];
+      host = variant == launch::contig_variant ? k.host_contig
+                                               : k.host_strided[variant - 1];
       if (!host)
-        throw kiln::error("kernel " + kernel_name(k) + " was built without a host variant (" +
+        throw kiln::error("kernel " + kernel_name(k) +
+                          " was built without a host variant (" +
                           kernel_name(k) +
-                          (variant == launch::contig_variant ? std::string("_contig")
-                                                             : "_strided" + std::to_string(variant)) +
+                          (variant == launch::contig_variant
+                               ? std::string("_contig")
+                               : "_strided" + std::to_string(variant)) +
                           ")");
     } else {
       cuda::make_current(dev.index());
@@ -176,8 +194,10 @@ struct runner {
 
 } // namespace
 
-void launch_elementwise(const fused_kernel &k, std::span<const array_base *const> inputs,
-                        std::span<const void *const> scalars, std::span<array_base> outputs) {
+void launch_elementwise(const fused_kernel &k,
+                        std::span<const array_base *const> inputs,
+                        std::span<const void *const> scalars,
+                        std::span<array_base> outputs) {
   const device dev = check_operands(k, inputs, scalars, outputs);
 
   std::int64_t out_shape[max_rank];
@@ -194,8 +214,8 @@ void launch_elementwise(const fused_kernel &k, std::span<const array_base *const
   // `strides` belongs to operand j (inputs, then outputs).
   const int num_operands = static_cast<int>(inputs.size() + outputs.size());
   const int pitch = std::max(rank, 1);
-  small_buffer<std::int64_t, inline_operands * 8> strides(static_cast<std::size_t>(num_operands) *
-                                                          pitch);
+  small_buffer<std::int64_t, inline_operands * 8> strides(
+      static_cast<std::size_t>(num_operands) * pitch);
   small_buffer<const array_base *, inline_operands> operands(num_operands);
   for (int j = 0; j < num_operands; ++j) {
     const array_base *a = j < static_cast<int>(inputs.size())
@@ -211,7 +231,8 @@ void launch_elementwise(const fused_kernel &k, std::span<const array_base *const
       row[d] = (e < 0 || s[e] != out_shape[d]) ? 0 : st[e];
     }
   }
-  int r = launch::coalesce(rank, out_shape, strides.data(), num_operands, pitch);
+  int r =
+      launch::coalesce(rank, out_shape, strides.data(), num_operands, pitch);
   std::int64_t *sizes = out_shape; // coalesced in place
 
   // `_contig` needs one dimension, unit strides and vector-aligned addresses.
@@ -230,7 +251,8 @@ void launch_elementwise(const fused_kernel &k, std::span<const array_base *const
   const int fields_per_operand = 3 + 2 * kernel_rank;
   small_buffer<memref_fields, inline_operands> fields(num_operands);
   small_buffer<void *, inline_operands *(3 + 2 * max_kernel_rank) + 8> args(
-      static_cast<std::size_t>(num_operands) * fields_per_operand + scalars.size());
+      static_cast<std::size_t>(num_operands) * fields_per_operand +
+      scalars.size());
   std::int64_t inner_numel = 1;
   for (int d = outer; d < r; ++d)
     inner_numel *= sizes[d];

@@ -75,10 +75,13 @@ template <class T, int R> memref<T, R> take(void **&args) {
   return m;
 }
 
-template <class T> T take_scalar(void **&args) { return *static_cast<const T *>(*args++); }
+template <class T> T take_scalar(void **&args) {
+  return *static_cast<const T *>(*args++);
+}
 
 /// Counts a violation unless `m` has the sizes of `ref`.
-template <class T, class U, int R> void expect_sizes(const memref<T, R> &m, const memref<U, R> &ref) {
+template <class T, class U, int R>
+void expect_sizes(const memref<T, R> &m, const memref<U, R> &ref) {
   for (int k = 0; k < R; ++k)
     if (m.sizes[k] != ref.sizes[k] || m.sizes[k] <= 0)
       ++calls.violations;
@@ -121,7 +124,8 @@ template <int R, bool Contig> void saxpy(void **args) {
     expect_contig(y, saxpy_width);
     expect_contig(out, saxpy_width);
   }
-  for_each_index<R>(out.sizes, [&](const i64 *i) { out.at(i) = a * x.at(i) + y.at(i); });
+  for_each_index<R>(out.sizes,
+                    [&](const i64 *i) { out.at(i) = a * x.at(i) + y.at(i); });
 }
 
 extern "C" void fake_saxpy_contig_host(void **args) { saxpy<1, true>(args); }
@@ -137,8 +141,8 @@ const fused_kernel saxpy_kernel = {
     nullptr,
     0,
     fake_saxpy_contig_host,
-    {fake_saxpy_strided1_host, fake_saxpy_strided2_host, fake_saxpy_strided3_host,
-     fake_saxpy_strided4_host},
+    {fake_saxpy_strided1_host, fake_saxpy_strided2_host,
+     fake_saxpy_strided3_host, fake_saxpy_strided4_host},
     2,
     1,
     1,
@@ -172,12 +176,20 @@ template <int R, bool Contig> void mix(void **args) {
   });
 }
 
-const dtype mix_dtypes[] = {dtype::float64, dtype::float32, dtype::int32, dtype::float64,
-                            dtype::bool_};
+const dtype mix_dtypes[] = {dtype::float64, dtype::float32, dtype::int32,
+                            dtype::float64, dtype::bool_};
 const fused_kernel mix_kernel = {
-    "fake_mix", nullptr, nullptr, 0, mix<1, true>,
+    "fake_mix",
+    nullptr,
+    nullptr,
+    0,
+    mix<1, true>,
     {mix<1, false>, mix<2, false>, mix<3, false>, mix<4, false>},
-    3, 2, 0, mix_dtypes, mix_width};
+    3,
+    2,
+    0,
+    mix_dtypes,
+    mix_width};
 
 // fake_fill: () -> value: float64 from one float64 scalar; no inputs.
 template <int R, bool Contig> void fill(void **args) {
@@ -188,9 +200,17 @@ template <int R, bool Contig> void fill(void **args) {
 }
 const dtype fill_dtypes[] = {dtype::float64};
 const fused_kernel fill_kernel = {
-    "fake_fill", nullptr, nullptr, 0, fill<1, true>,
+    "fake_fill",
+    nullptr,
+    nullptr,
+    0,
+    fill<1, true>,
     {fill<1, false>, fill<2, false>, fill<3, false>, fill<4, false>},
-    0, 1, 1, fill_dtypes, 1};
+    0,
+    1,
+    1,
+    fill_dtypes,
+    1};
 
 //===----------------------------------------------------------------------===//
 // Arrays for the tests: views of host buffers with any strides
@@ -212,11 +232,20 @@ void fill_random(dtype t, void *p, i64 n) {
   std::uniform_int_distribution<int> integer(-50, 50);
   for (i64 i = 0; i < n; ++i) {
     switch (t) {
-    case dtype::float32: static_cast<float *>(p)[i] = static_cast<float>(real(rng())); break;
-    case dtype::float64: static_cast<double *>(p)[i] = real(rng()); break;
-    case dtype::int32: static_cast<std::int32_t *>(p)[i] = integer(rng()); break;
-    case dtype::bool_: static_cast<bool *>(p)[i] = integer(rng()) > 0; break;
-    default: FAIL() << "dtype not used by these tests";
+    case dtype::float32:
+      static_cast<float *>(p)[i] = static_cast<float>(real(rng()));
+      break;
+    case dtype::float64:
+      static_cast<double *>(p)[i] = real(rng());
+      break;
+    case dtype::int32:
+      static_cast<std::int32_t *>(p)[i] = integer(rng());
+      break;
+    case dtype::bool_:
+      static_cast<bool *>(p)[i] = integer(rng()) > 0;
+      break;
+    default:
+      FAIL() << "dtype not used by these tests";
     }
   }
 }
@@ -255,29 +284,39 @@ test_view make_view(dtype t, std::vector<i64> dims, std::vector<int> order = {},
       offset += (dims[d] - 1) * -steps[d] * physical[d];
   }
   const i64 elems = acc + shift;
-  kiln::allocation buf = host_buffer(static_cast<std::size_t>(elems) * kiln::itemsize(t));
+  kiln::allocation buf =
+      host_buffer(static_cast<std::size_t>(elems) * kiln::itemsize(t));
   fill_random(t, buf.get(), elems);
   test_view v;
-  v.array = array_base::from_parts(std::move(buf), t, device::host(), shape(std::span<const i64>(dims)),
-                                   strides, offset);
+  v.array = array_base::from_parts(std::move(buf), t, device::host(),
+                                   shape(std::span<const i64>(dims)), strides,
+                                   offset);
   v.buffer_elems = elems;
   return v;
 }
 
-array_base contiguous(dtype t, std::vector<i64> dims) { return make_view(t, std::move(dims)).array; }
+array_base contiguous(dtype t, std::vector<i64> dims) {
+  return make_view(t, std::move(dims)).array;
+}
 
 /// Element `index` (in the array's own rank) as a double.
 double get(const array_base &a, const i64 *index) {
   i64 e = 0;
   for (i64 d = 0; d < a.ndim(); ++d)
     e += index[d] * a.strides()[d];
-  const char *p = static_cast<const char *>(a.data()) + e * static_cast<i64>(kiln::itemsize(a.dtype()));
+  const char *p = static_cast<const char *>(a.data()) +
+                  e * static_cast<i64>(kiln::itemsize(a.dtype()));
   switch (a.dtype()) {
-  case dtype::float32: return *reinterpret_cast<const float *>(p);
-  case dtype::float64: return *reinterpret_cast<const double *>(p);
-  case dtype::int32: return *reinterpret_cast<const std::int32_t *>(p);
-  case dtype::bool_: return *reinterpret_cast<const bool *>(p) ? 1.0 : 0.0;
-  default: return NAN;
+  case dtype::float32:
+    return *reinterpret_cast<const float *>(p);
+  case dtype::float64:
+    return *reinterpret_cast<const double *>(p);
+  case dtype::int32:
+    return *reinterpret_cast<const std::int32_t *>(p);
+  case dtype::bool_:
+    return *reinterpret_cast<const bool *>(p) ? 1.0 : 0.0;
+  default:
+    return NAN;
   }
 }
 
@@ -305,7 +344,8 @@ template <class F> void for_each(const shape &s, F f) {
 }
 
 /// Runs fake_saxpy and returns its output (given, or allocated).
-array_base run_saxpy(const array_base &x, const array_base &y, float a, array_base out = {}) {
+array_base run_saxpy(const array_base &x, const array_base &y, float a,
+                     array_base out = {}) {
   const array_base *in[] = {&x, &y};
   const void *sc[] = {&a};
   array_base outs[] = {std::move(out)};
@@ -314,15 +354,18 @@ array_base run_saxpy(const array_base &x, const array_base &y, float a, array_ba
 }
 
 /// Checks out == a * x + y elementwise against a float64 reference.
-void expect_saxpy(const array_base &out, const array_base &x, const array_base &y, float a) {
+void expect_saxpy(const array_base &out, const array_base &x,
+                  const array_base &y, float a) {
   ASSERT_EQ(out.dtype(), dtype::float32);
   i64 checked = 0;
   for_each(out.shape(), [&](const i64 *i) {
-    const double want = static_cast<double>(a) * get_broadcast(x, i, out.ndim()) +
-                        get_broadcast(y, i, out.ndim());
+    const double want =
+        static_cast<double>(a) * get_broadcast(x, i, out.ndim()) +
+        get_broadcast(y, i, out.ndim());
     const double got = get(out, i);
     if (std::abs(got - want) > 1e-5 * (1 + std::abs(want)))
-      ADD_FAILURE() << "element " << checked << ": got " << got << ", want " << want;
+      ADD_FAILURE() << "element " << checked << ": got " << got << ", want "
+                    << want;
     ++checked;
   });
   EXPECT_EQ(checked, out.size());
@@ -361,7 +404,8 @@ TEST_F(LaunchElementwise, LengthNotAMultipleOfVectorWidthStillContig) {
   array_base y = contiguous(dtype::float32, {7, 9});
   array_base out = run_saxpy(x, y, -0.5f);
   EXPECT_EQ(out.shape(), (shape{7, 9}));
-  EXPECT_EQ(calls.variants, std::vector<int>{0}); // 63 elements: the kernel does the tail
+  EXPECT_EQ(calls.variants,
+            std::vector<int>{0}); // 63 elements: the kernel does the tail
   expect_saxpy(out, x, y, -0.5f);
 }
 
@@ -370,7 +414,8 @@ TEST_F(LaunchElementwise, CallFusedAsKilncEmitsIt) {
   using kiln::detail::scalar;
   array_base x = contiguous(dtype::float32, {6, 5});
   array_base y = make_view(dtype::float32, {5}, {}, {-1}).array;
-  kiln::array<float> out = kiln::detail::call_fused<float>(saxpy_kernel, {in(x), in(y)}, {scalar(2.5f)});
+  kiln::array<float> out = kiln::detail::call_fused<float>(
+      saxpy_kernel, {in(x), in(y)}, {scalar(2.5f)});
   EXPECT_EQ(out.shape(), (shape{6, 5}));
   EXPECT_EQ(calls.variants, std::vector<int>{2});
   expect_saxpy(out, x, y, 2.5f);
@@ -386,7 +431,8 @@ TEST_F(LaunchElementwise, ContiguousNdArraysCoalesceToContig) {
 }
 
 TEST_F(LaunchElementwise, MisalignedViewFallsBackToStrided) {
-  // Element 0 one float after a 64-byte boundary: unit strides, not 16-byte aligned.
+  // Element 0 one float after a 64-byte boundary: unit strides, not 16-byte
+  // aligned.
   array_base x = make_view(dtype::float32, {1000}, {}, {}, 1).array;
   array_base y = contiguous(dtype::float32, {1000});
   array_base out = run_saxpy(x, y, 2.0f);
@@ -532,7 +578,8 @@ TEST_F(LaunchElementwise, TwoDimensionalNegativeStepCoalescesRows) {
   calls.clear();
   array_base xr = make_view(dtype::float32, {5, 6}, {}, {-1, -1}).array;
   array_base yr = make_view(dtype::float32, {5, 6}, {}, {-1, -1}).array;
-  out = run_saxpy(xr, yr, 2.5f, make_view(dtype::float32, {5, 6}, {}, {-1, -1}).array);
+  out = run_saxpy(xr, yr, 2.5f,
+                  make_view(dtype::float32, {5, 6}, {}, {-1, -1}).array);
   EXPECT_EQ(calls.variants, std::vector<int>{1});
   expect_saxpy(out, xr, yr, 2.5f);
 }
@@ -554,7 +601,8 @@ TEST_F(LaunchElementwise, RanksThreeAndFourUseTheirVariants) {
 
 TEST_F(LaunchElementwise, RankFiveLoopsOnHostOverLeadingDimension) {
   // All axes reversed in memory: no two dimensions coalesce.
-  array_base x = make_view(dtype::float32, {2, 3, 2, 3, 2}, {4, 3, 2, 1, 0}).array;
+  array_base x =
+      make_view(dtype::float32, {2, 3, 2, 3, 2}, {4, 3, 2, 1, 0}).array;
   array_base y = contiguous(dtype::float32, {2, 3, 2, 3, 2});
   array_base out = run_saxpy(x, y, -2.0f);
   EXPECT_EQ(calls.variants, (std::vector<int>{4, 4}));
@@ -562,8 +610,11 @@ TEST_F(LaunchElementwise, RankFiveLoopsOnHostOverLeadingDimension) {
 }
 
 TEST_F(LaunchElementwise, RankSixLoopsOnHostOverTwoLeadingDimensions) {
-  array_base x = make_view(dtype::float32, {3, 2, 2, 3, 2, 3}, {5, 4, 3, 2, 1, 0}).array;
-  array_base y = make_view(dtype::float32, {3, 2, 2, 3, 2, 3}, {}, {1, -1, 1, 2, 1, -1}).array;
+  array_base x =
+      make_view(dtype::float32, {3, 2, 2, 3, 2, 3}, {5, 4, 3, 2, 1, 0}).array;
+  array_base y =
+      make_view(dtype::float32, {3, 2, 2, 3, 2, 3}, {}, {1, -1, 1, 2, 1, -1})
+          .array;
   array_base out = run_saxpy(x, y, 0.125f);
   EXPECT_EQ(calls.variants, std::vector<int>(6, 4));
   expect_saxpy(out, x, y, 0.125f);
@@ -614,7 +665,8 @@ TEST_F(LaunchElementwise, TwoOutputsOfDifferentDtypes) {
   EXPECT_EQ(calls.violations, 0);
   int trues = 0;
   for_each(outs[0].shape(), [&](const i64 *i) {
-    const double xv = get_broadcast(x, i, 2), yv = get_broadcast(y, i, 2), zv = get_broadcast(z, i, 2);
+    const double xv = get_broadcast(x, i, 2), yv = get_broadcast(y, i, 2),
+                 zv = get_broadcast(z, i, 2);
     EXPECT_NEAR(get(outs[0], i), xv * yv + zv, 1e-12);
     EXPECT_EQ(get(outs[1], i), xv > yv ? 1.0 : 0.0);
     trues += xv > yv;
@@ -689,8 +741,10 @@ TEST_F(LaunchElementwise, IncompatibleShapesThrowNumpyMessage) {
   array_base z = contiguous(dtype::int32, {3});
   const array_base *in[] = {&x, &y, &z};
   array_base outs[2];
-  EXPECT_EQ(error_of<kiln::shape_error>([&] { launch_elementwise(mix_kernel, in, {}, outs); }),
-            "operands could not be broadcast together with shapes (2,3) (4,3) (3,)");
+  EXPECT_EQ(
+      error_of<kiln::shape_error>(
+          [&] { launch_elementwise(mix_kernel, in, {}, outs); }),
+      "operands could not be broadcast together with shapes (2,3) (4,3) (3,)");
   EXPECT_FALSE(outs[0].valid()); // nothing allocated
   expect_working_launch();
 }
@@ -699,7 +753,8 @@ TEST_F(LaunchElementwise, WrongInputDtypeThrowsValueError) {
   array_base x = contiguous(dtype::float32, {4});
   array_base y = contiguous(dtype::float64, {4});
   EXPECT_EQ(error_of<kiln::value_error>([&] { run_saxpy(x, y, 1.0f); }),
-            "kernel fake_saxpy: input 1 has dtype float64 but the kernel takes float32");
+            "kernel fake_saxpy: input 1 has dtype float64 but the kernel takes "
+            "float32");
   expect_working_launch();
 }
 
@@ -709,8 +764,10 @@ TEST_F(LaunchElementwise, WrongOperandCountsThrowValueError) {
   const float a = 1.0f;
   const void *sc[] = {&a};
   array_base outs[1];
-  EXPECT_EQ(error_of<kiln::value_error>([&] { launch_elementwise(saxpy_kernel, in, sc, outs); }),
-            "kernel fake_saxpy takes 2 inputs, 1 scalars and 1 outputs; got 1 inputs, 1 scalars "
+  EXPECT_EQ(error_of<kiln::value_error>(
+                [&] { launch_elementwise(saxpy_kernel, in, sc, outs); }),
+            "kernel fake_saxpy takes 2 inputs, 1 scalars and 1 outputs; got 1 "
+            "inputs, 1 scalars "
             "and 1 outputs");
   expect_working_launch();
 }
@@ -719,7 +776,8 @@ TEST_F(LaunchElementwise, InvalidInputThrowsValueError) {
   array_base x; // default-constructed: no buffer
   array_base y = contiguous(dtype::float32, {});
   EXPECT_EQ(error_of<kiln::value_error>([&] { run_saxpy(x, y, 1.0f); }),
-            "kernel fake_saxpy: input 0 is not an array (default-constructed or moved from)");
+            "kernel fake_saxpy: input 0 is not an array (default-constructed "
+            "or moved from)");
   expect_working_launch();
 }
 
@@ -728,10 +786,12 @@ TEST_F(LaunchElementwise, GivenOutputOfWrongShapeThrowsShapeError) {
   array_base y = contiguous(dtype::float32, {4});
   array_base out = contiguous(dtype::float32, {4, 3});
   EXPECT_EQ(error_of<kiln::shape_error>([&] { run_saxpy(x, y, 1.0f, out); }),
-            "output operand with shape (4,3) doesn't match the broadcast shape (3,4)");
+            "output operand with shape (4,3) doesn't match the broadcast shape "
+            "(3,4)");
   array_base bigger = contiguous(dtype::float32, {2, 3, 4});
   EXPECT_EQ(error_of<kiln::shape_error>([&] { run_saxpy(x, y, 1.0f, bigger); }),
-            "output operand with shape (2,3,4) doesn't match the broadcast shape (3,4)");
+            "output operand with shape (2,3,4) doesn't match the broadcast "
+            "shape (3,4)");
   EXPECT_TRUE(calls.variants.empty());
   expect_working_launch();
 }
@@ -741,7 +801,8 @@ TEST_F(LaunchElementwise, GivenOutputOfWrongDtypeThrowsValueError) {
   array_base y = contiguous(dtype::float32, {3, 4});
   array_base out = contiguous(dtype::float64, {3, 4});
   EXPECT_EQ(error_of<kiln::value_error>([&] { run_saxpy(x, y, 1.0f, out); }),
-            "kernel fake_saxpy: output 0 has dtype float64 but the kernel writes float32");
+            "kernel fake_saxpy: output 0 has dtype float64 but the kernel "
+            "writes float32");
   expect_working_launch();
 }
 
@@ -755,8 +816,10 @@ TEST_F(LaunchElementwise, MissingHostVariantThrows) {
   const float a = 1.0f;
   const void *sc[] = {&a};
   array_base outs[1];
-  EXPECT_EQ(error_of<kiln::error>([&] { launch_elementwise(gpu_only, in, sc, outs); }),
-            "kernel fake_gpu_only was built without a host variant (fake_gpu_only_contig)");
+  EXPECT_EQ(error_of<kiln::error>(
+                [&] { launch_elementwise(gpu_only, in, sc, outs); }),
+            "kernel fake_gpu_only was built without a host variant "
+            "(fake_gpu_only_contig)");
   expect_working_launch();
 }
 
@@ -815,11 +878,14 @@ TEST_F(LaunchElementwise, RandomLayoutsMatchReference) {
     const shape want = expected_broadcast({&x, &y});
     array_base given;
     if (coin(rng()) == 0)
-      given = random_view(dtype::float32, std::vector<i64>(want.begin(), want.end())).array;
+      given = random_view(dtype::float32,
+                          std::vector<i64>(want.begin(), want.end()))
+                  .array;
     const float a = std::uniform_real_distribution<float>(-3, 3)(rng());
     array_base out = run_saxpy(x, y, a, given);
-    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + kiln::to_string(x.shape()) + " " +
-                 kiln::to_string(y.shape()) + " -> " + kiln::to_string(want));
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " +
+                 kiln::to_string(x.shape()) + " " + kiln::to_string(y.shape()) +
+                 " -> " + kiln::to_string(want));
     ASSERT_EQ(out.shape(), want);
     ASSERT_FALSE(calls.variants.empty());
     for (int v : calls.variants)
@@ -843,35 +909,45 @@ std::string saxpy_ptx_entry(const std::string &entry, int rank) {
   for (int i = 0; i < 3 * f; ++i)
     s << "  .param .u64 p" << i << ",\n";
   s << "  .param .f32 pa)\n{\n"
-    << "  .reg .pred %p<2>;\n  .reg .f32 %f<4>;\n  .reg .b32 %r<5>;\n  .reg .b64 %rd<64>;\n";
+    << "  .reg .pred %p<2>;\n  .reg .f32 %f<4>;\n  .reg .b32 %r<5>;\n  .reg "
+       ".b64 %rd<64>;\n";
   for (int j = 0; j < 3; ++j) // %rd1..3: aligned + offset, in bytes
     s << "  ld.param.u64 %rd" << 1 + j << ", [p" << j * f + 1 << "];\n"
       << "  ld.param.u64 %rd60, [p" << j * f + 2 << "];\n"
       << "  shl.b64 %rd60, %rd60, 2;\n"
       << "  add.s64 %rd" << 1 + j << ", %rd" << 1 + j << ", %rd60;\n";
   s << "  ld.param.f32 %f1, [pa];\n  mov.u64 %rd4, 1;\n";
-  for (int k = 0; k < rank; ++k) // %rd10+k: the output's sizes; %rd4: their product
+  for (int k = 0; k < rank;
+       ++k) // %rd10+k: the output's sizes; %rd4: their product
     s << "  ld.param.u64 %rd" << 10 + k << ", [p" << 2 * f + 3 + k << "];\n"
       << "  mul.lo.s64 %rd4, %rd4, %rd" << 10 + k << ";\n";
   for (int j = 0; j < 3; ++j) // %rd(20 + 10j + k): stride k of operand j
     for (int k = 0; k < rank; ++k)
-      s << "  ld.param.u64 %rd" << 20 + 10 * j + k << ", [p" << j * f + 3 + rank + k << "];\n";
-  s << "  mov.u32 %r1, %ctaid.x;\n  mov.u32 %r2, %ntid.x;\n  mov.u32 %r3, %tid.x;\n"
-    << "  mov.u32 %r4, %nctaid.x;\n  mul.wide.u32 %rd5, %r1, %r2;\n  cvt.u64.u32 %rd6, %r3;\n"
+      s << "  ld.param.u64 %rd" << 20 + 10 * j + k << ", [p"
+        << j * f + 3 + rank + k << "];\n";
+  s << "  mov.u32 %r1, %ctaid.x;\n  mov.u32 %r2, %ntid.x;\n  mov.u32 %r3, "
+       "%tid.x;\n"
+    << "  mov.u32 %r4, %nctaid.x;\n  mul.wide.u32 %rd5, %r1, %r2;\n  "
+       "cvt.u64.u32 %rd6, %r3;\n"
     << "  add.s64 %rd5, %rd5, %rd6;\n  mul.wide.u32 %rd7, %r4, %r2;\n"
-    << entry << "_loop:\n  setp.ge.s64 %p1, %rd5, %rd4;\n  @%p1 bra " << entry << "_done;\n"
-    << "  mov.u64 %rd8, %rd5;\n  mov.u64 %rd50, 0;\n  mov.u64 %rd51, 0;\n  mov.u64 %rd52, 0;\n";
+    << entry << "_loop:\n  setp.ge.s64 %p1, %rd5, %rd4;\n  @%p1 bra " << entry
+    << "_done;\n"
+    << "  mov.u64 %rd8, %rd5;\n  mov.u64 %rd50, 0;\n  mov.u64 %rd51, 0;\n  "
+       "mov.u64 %rd52, 0;\n";
   for (int k = rank - 1; k >= 0; --k) {
-    s << "  rem.s64 %rd9, %rd8, %rd" << 10 + k << ";\n  div.s64 %rd8, %rd8, %rd" << 10 + k << ";\n";
+    s << "  rem.s64 %rd9, %rd8, %rd" << 10 + k << ";\n  div.s64 %rd8, %rd8, %rd"
+      << 10 + k << ";\n";
     for (int j = 0; j < 3; ++j)
-      s << "  mad.lo.s64 %rd" << 50 + j << ", %rd9, %rd" << 20 + 10 * j + k << ", %rd" << 50 + j
-        << ";\n";
+      s << "  mad.lo.s64 %rd" << 50 + j << ", %rd9, %rd" << 20 + 10 * j + k
+        << ", %rd" << 50 + j << ";\n";
   }
   for (int j = 0; j < 3; ++j)
-    s << "  shl.b64 %rd" << 50 + j << ", %rd" << 50 + j << ", 2;\n  add.s64 %rd" << 50 + j
-      << ", %rd" << 1 + j << ", %rd" << 50 + j << ";\n";
-  s << "  ld.f32 %f2, [%rd50];\n  ld.f32 %f3, [%rd51];\n  fma.rn.f32 %f2, %f1, %f2, %f3;\n"
-    << "  st.f32 [%rd52], %f2;\n  add.s64 %rd5, %rd5, %rd7;\n  bra " << entry << "_loop;\n"
+    s << "  shl.b64 %rd" << 50 + j << ", %rd" << 50 + j << ", 2;\n  add.s64 %rd"
+      << 50 + j << ", %rd" << 1 + j << ", %rd" << 50 + j << ";\n";
+  s << "  ld.f32 %f2, [%rd50];\n  ld.f32 %f3, [%rd51];\n  fma.rn.f32 %f2, %f1, "
+       "%f2, %f3;\n"
+    << "  st.f32 [%rd52], %f2;\n  add.s64 %rd5, %rd5, %rd7;\n  bra " << entry
+    << "_loop;\n"
     << entry << "_done:\n  ret;\n}\n";
   return s.str();
 }
@@ -897,14 +973,16 @@ fused_kernel gpu_saxpy_kernel() {
 array_base mirror_on_gpu(const test_view &v, device gpu = device::cuda(0)) {
   const dtype t = v.array.dtype();
   array_base buf = kiln::detail::empty(t, shape{v.buffer_elems}, gpu);
-  kiln::detail::copy_from_host(buf, v.array.storage().get(), kiln::stream::current(gpu), false);
-  return array_base::from_parts(buf.storage(), t, gpu, v.array.shape(), v.array.strides(),
-                                v.array.offset());
+  kiln::detail::copy_from_host(buf, v.array.storage().get(),
+                               kiln::stream::current(gpu), false);
+  return array_base::from_parts(buf.storage(), t, gpu, v.array.shape(),
+                                v.array.strides(), v.array.offset());
 }
 
 std::vector<float> to_host(const array_base &a) {
   std::vector<float> v(static_cast<std::size_t>(a.size()));
-  kiln::detail::copy_to_host(a, v.data(), kiln::stream::current(a.device()), false);
+  kiln::detail::copy_to_host(a, v.data(), kiln::stream::current(a.device()),
+                             false);
   return v;
 }
 
@@ -928,7 +1006,8 @@ TEST_F(LaunchElementwise, PtxModuleAssemblesWithPtxas) {
     std::fputs(saxpy_ptx().c_str(), f);
     std::fclose(f);
   }
-  const std::string cmd = std::string(ptxas) + " -arch=sm_80 " + path + " -o " + path + ".cubin";
+  const std::string cmd =
+      std::string(ptxas) + " -arch=sm_80 " + path + " -o " + path + ".cubin";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << saxpy_ptx();
 }
 
@@ -942,13 +1021,17 @@ TEST_F(LaunchElementwise, GpuSaxpyMatchesHostOnEveryVariant) {
     i64 xshift;
   };
   const layout cases[] = {
-      {{100003}, {100003}, {}, {}, 0},                            // contig, with a tail
-      {{1000}, {1000}, {}, {}, 1},                                // misaligned: strided1
-      {{777}, {777}, {}, {-2}, 0},                                // negative step: strided1
-      {{300, 1}, {1, 200}, {}, {}, 0},                            // broadcast: strided2
-      {{30, 20, 10}, {30, 20, 10}, {2, 1, 0}, {}, 0},             // strided3
-      {{6, 5, 4, 3}, {6, 5, 4, 3}, {3, 2, 1, 0}, {}, 0},          // strided4
-      {{3, 4, 5, 6, 7}, {3, 4, 5, 6, 7}, {4, 3, 2, 1, 0}, {}, 0}, // host loop of strided4
+      {{100003}, {100003}, {}, {}, 0},                // contig, with a tail
+      {{1000}, {1000}, {}, {}, 1},                    // misaligned: strided1
+      {{777}, {777}, {}, {-2}, 0},                    // negative step: strided1
+      {{300, 1}, {1, 200}, {}, {}, 0},                // broadcast: strided2
+      {{30, 20, 10}, {30, 20, 10}, {2, 1, 0}, {}, 0}, // strided3
+      {{6, 5, 4, 3}, {6, 5, 4, 3}, {3, 2, 1, 0}, {}, 0}, // strided4
+      {{3, 4, 5, 6, 7},
+       {3, 4, 5, 6, 7},
+       {4, 3, 2, 1, 0},
+       {},
+       0}, // host loop of strided4
       {{2, 3, 4, 5, 6, 7}, {7}, {5, 4, 3, 2, 1, 0}, {1, -1, 1, 2, 1, -1}, 0},
       {{}, {5000}, {}, {}, 0}, // 0-d input
   };
@@ -986,9 +1069,12 @@ TEST_F(LaunchElementwise, GpuSecondDeviceRunsThere) {
   test_view y = make_view(dtype::float32, {50});
   const float a = -1.25f;
   array_base host_out = run_saxpy(x.array, y.array, a);
-  kiln::device_scope other(device::cuda(0)); // the current device is not the arrays'
-  for (int round = 0; round < 2; ++round) {   // the second round uses the cached module
-    array_base gx = mirror_on_gpu(x, device::cuda(1)), gy = mirror_on_gpu(y, device::cuda(1));
+  kiln::device_scope other(
+      device::cuda(0)); // the current device is not the arrays'
+  for (int round = 0; round < 2;
+       ++round) { // the second round uses the cached module
+    array_base gx = mirror_on_gpu(x, device::cuda(1)),
+               gy = mirror_on_gpu(y, device::cuda(1));
     const array_base *in[] = {&gx, &gy};
     const void *sc[] = {&a};
     array_base outs[1];
@@ -997,10 +1083,13 @@ TEST_F(LaunchElementwise, GpuSecondDeviceRunsThere) {
     const std::vector<float> got = to_host(outs[0]);
     const float *want = static_cast<const float *>(host_out.data());
     for (std::size_t i = 0; i < got.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], 1e-5f * (1 + std::abs(want[i]))) << "element " << i;
+      ASSERT_NEAR(got[i], want[i], 1e-5f * (1 + std::abs(want[i])))
+          << "element " << i;
   }
-  array_base g0 = kiln::detail::empty(dtype::float32, shape{4}, device::cuda(0));
-  array_base g1 = kiln::detail::empty(dtype::float32, shape{4}, device::cuda(1));
+  array_base g0 =
+      kiln::detail::empty(dtype::float32, shape{4}, device::cuda(0));
+  array_base g1 =
+      kiln::detail::empty(dtype::float32, shape{4}, device::cuda(1));
   EXPECT_EQ(error_of<kiln::device_error>([&] { run_saxpy(g0, g1, 1.0f); }),
             "arrays are on different devices: cuda:0 and cuda:1");
 }
@@ -1009,10 +1098,13 @@ TEST_F(LaunchElementwise, GpuBadPtxReportsJitLog) {
   KILN_REQUIRE_GPU();
   fused_kernel bad = saxpy_kernel;
   bad.name = "fake_bad_ptx";
-  bad.ptx = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry fake_bad_ptx_contig() {\n"
+  bad.ptx = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry "
+            "fake_bad_ptx_contig() {\n"
             "  this is not ptx;\n}\n";
-  array_base x = kiln::detail::empty(dtype::float32, shape{16}, device::cuda(0));
-  array_base y = kiln::detail::empty(dtype::float32, shape{16}, device::cuda(0));
+  array_base x =
+      kiln::detail::empty(dtype::float32, shape{16}, device::cuda(0));
+  array_base y =
+      kiln::detail::empty(dtype::float32, shape{16}, device::cuda(0));
   const std::string msg = error_of<kiln::cuda_error>([&] {
     const array_base *in[] = {&x, &y};
     const float a = 1.0f;
@@ -1029,14 +1121,18 @@ TEST_F(LaunchElementwise, GpuKernelWithoutGpuCodeThrows) {
   KILN_REQUIRE_GPU();
   fused_kernel host_only = saxpy_kernel;
   host_only.name = "fake_host_only";
-  array_base x = kiln::detail::empty(dtype::float32, shape{16}, device::cuda(0));
-  array_base y = kiln::detail::empty(dtype::float32, shape{16}, device::cuda(0));
+  array_base x =
+      kiln::detail::empty(dtype::float32, shape{16}, device::cuda(0));
+  array_base y =
+      kiln::detail::empty(dtype::float32, shape{16}, device::cuda(0));
   const array_base *in[] = {&x, &y};
   const float a = 1.0f;
   const void *sc[] = {&a};
   array_base outs[1];
-  EXPECT_EQ(error_of<kiln::error>([&] { launch_elementwise(host_only, in, sc, outs); }),
-            "kernel fake_host_only was built without GPU code (no PTX or cubin)");
+  EXPECT_EQ(
+      error_of<kiln::error>(
+          [&] { launch_elementwise(host_only, in, sc, outs); }),
+      "kernel fake_host_only was built without GPU code (no PTX or cubin)");
 }
 
 } // namespace
