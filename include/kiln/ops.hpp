@@ -1,4 +1,5 @@
-//===- kiln/ops.hpp - Elementwise operations on arrays -----------*- C++ -*-===//
+//===- kiln/ops.hpp - Elementwise operations on arrays -----------*- C++
+//-*-===//
 //
 // The elementwise operations of SPEC.md section 1 as free functions and
 // operators: NumPy broadcasting, NumPy type promotion (kiln/promote.hpp) with
@@ -25,14 +26,47 @@ namespace detail {
 /// Every elementwise operation the runtime evaluates eagerly.
 enum class op : std::uint8_t {
   // binary arithmetic
-  add, subtract, multiply, true_divide, remainder, power, maximum, minimum,
+  add,
+  subtract,
+  multiply,
+  true_divide,
+  remainder,
+  power,
+  maximum,
+  minimum,
   // comparisons (-> bool)
-  equal, not_equal, less, less_equal, greater, greater_equal,
+  equal,
+  not_equal,
+  less,
+  less_equal,
+  greater,
+  greater_equal,
   // logic on bool
-  logical_and, logical_or, logical_not,
+  logical_and,
+  logical_or,
+  logical_not,
   // unary
-  negative, exp, log, log2, log10, sqrt, sin, cos, tan, tanh, abs, sign, floor, ceil, round,
-  real, imag, conj, arg, isnan, isinf,
+  negative,
+  exp,
+  log,
+  log2,
+  log10,
+  sqrt,
+  sin,
+  cos,
+  tan,
+  tanh,
+  abs,
+  sign,
+  floor,
+  ceil,
+  round,
+  real,
+  imag,
+  conj,
+  arg,
+  isnan,
+  isinf,
   // ternary
   where, // (cond, a, b)
   clip,  // (x, lo, hi)
@@ -45,7 +79,8 @@ const char *op_name(op o) noexcept;
 /// operation's computation type.
 struct scalar_value {
   scalar_kind kind = scalar_kind::boolean;
-  dtype natural = dtype::bool_; ///< scalar_dtype<S>(): used when no array fixes the type
+  dtype natural =
+      dtype::bool_; ///< scalar_dtype<S>(): used when no array fixes the type
   bool b = false;
   std::int64_t i = 0;
   double d = 0;
@@ -57,10 +92,15 @@ template <scalar S> scalar_value make_scalar(S s) {
   scalar_value v;
   v.kind = scalar_kind_of<T>();
   v.natural = scalar_dtype<T>();
-  if constexpr (std::is_same_v<T, bool>) v.b = s;
-  else if constexpr (std::is_integral_v<T>) v.i = static_cast<std::int64_t>(s);
-  else if constexpr (std::is_floating_point_v<T>) v.d = static_cast<double>(s);
-  else v.c = std::complex<double>(static_cast<double>(s.real()), static_cast<double>(s.imag()));
+  if constexpr (std::is_same_v<T, bool>)
+    v.b = s;
+  else if constexpr (std::is_integral_v<T>)
+    v.i = static_cast<std::int64_t>(s);
+  else if constexpr (std::is_floating_point_v<T>)
+    v.d = static_cast<double>(s);
+  else
+    v.c = std::complex<double>(static_cast<double>(s.real()),
+                               static_cast<double>(s.imag()));
   return v;
 }
 
@@ -99,7 +139,9 @@ template <element E> struct operand_traits<array<E>> {
   static constexpr dtype type = dtype_of<E>;
 };
 
-template <class T> inline constexpr bool is_array_v = operand_traits<std::remove_cvref_t<T>>::is_array;
+template <class T>
+inline constexpr bool is_array_v =
+    operand_traits<std::remove_cvref_t<T>>::is_array;
 
 /// The promoted dtype of several operands, as NumPy's result_type: arrays
 /// promote with each other, then each weak scalar applies (promote_weak);
@@ -118,7 +160,8 @@ template <class... Ts> constexpr dtype common_dtype() noexcept {
   auto add_scalar = [&]<class T>() {
     using U = std::remove_cvref_t<T>;
     if constexpr (!operand_traits<U>::is_array) {
-      if (any_array) acc = promote_weak(acc, scalar_kind_of<U>());
+      if (any_array)
+        acc = promote_weak(acc, scalar_kind_of<U>());
     }
   };
   (add_scalar.template operator()<Ts>(), ...);
@@ -146,15 +189,19 @@ template <element R, class... Args> array<R> run(op o, const Args &...args) {
 
 /// An array or a scalar: what the binary operations take.
 template <class T>
-concept array_or_scalar = detail::operand_traits<std::remove_cvref_t<T>>::is_operand;
+concept array_or_scalar =
+    detail::operand_traits<std::remove_cvref_t<T>>::is_operand;
 
 /// Two operands of which at least one is an array.
 template <class A, class B>
-concept binary_operands = array_or_scalar<A> && array_or_scalar<B> && (detail::is_array_v<A> || detail::is_array_v<B>);
+concept binary_operands = array_or_scalar<A> && array_or_scalar<B> &&
+    (detail::is_array_v<A> || detail::is_array_v<B>);
 
 /// A bool array or a bool scalar.
 template <class T>
-concept bool_operand = std::is_same_v<std::remove_cvref_t<T>, array<bool>> || std::is_same_v<std::remove_cvref_t<T>, bool>;
+concept bool_operand = std::is_same_v<std::remove_cvref_t<T>, array<bool>> ||
+                       std::is_same_v < std::remove_cvref_t<T>,
+bool > ;
 
 /// Element type of `a + b`, `a * b`, maximum, ... (promotion).
 template <class A, class B> using arith_result_t = detail::common_t<A, B>;
@@ -165,66 +212,69 @@ template <class A, class B> using arith_result_t = detail::common_t<A, B>;
 
 /// Sum; on bool arrays logical or (as NumPy).
 template <class A, class B>
-  requires binary_operands<A, B>
-array<arith_result_t<A, B>> operator+(const A &a, const B &b) {
+requires binary_operands<A, B> array<arith_result_t<A, B>>
+operator+(const A &a, const B &b) {
   return detail::run<arith_result_t<A, B>>(detail::op::add, a, b);
 }
 
 /// Difference; not defined for two bools (as NumPy).
 template <class A, class B>
-  requires binary_operands<A, B> && (!std::is_same_v<arith_result_t<A, B>, bool>)
-array<arith_result_t<A, B>> operator-(const A &a, const B &b) {
+requires binary_operands<A, B> &&
+    (!std::is_same_v<arith_result_t<A, B>, bool>)array<arith_result_t<A, B>>
+    operator-(const A &a, const B &b) {
   return detail::run<arith_result_t<A, B>>(detail::op::subtract, a, b);
 }
 
 /// Product; on bool arrays logical and (as NumPy).
 template <class A, class B>
-  requires binary_operands<A, B>
-array<arith_result_t<A, B>> operator*(const A &a, const B &b) {
+requires binary_operands<A, B> array<arith_result_t<A, B>>
+operator*(const A &a, const B &b) {
   return detail::run<arith_result_t<A, B>>(detail::op::multiply, a, b);
 }
 
 /// True division: integers and bools give float64.
 template <class A, class B>
-  requires binary_operands<A, B>
-array<true_divide_t<arith_result_t<A, B>>> operator/(const A &a, const B &b) {
-  return detail::run<true_divide_t<arith_result_t<A, B>>>(detail::op::true_divide, a, b);
+requires binary_operands<A, B> array<true_divide_t<arith_result_t<A, B>>>
+operator/(const A &a, const B &b) {
+  return detail::run<true_divide_t<arith_result_t<A, B>>>(
+      detail::op::true_divide, a, b);
 }
 
 /// Python's remainder: the result has the sign of the divisor; an integer
 /// remainder by zero is 0. Not defined for complex.
 template <class A, class B>
-  requires binary_operands<A, B> && (!is_std_complex<arith_result_t<A, B>>::value)
-array<no_bool_result_t<arith_result_t<A, B>>> operator%(const A &a, const B &b) {
-  return detail::run<no_bool_result_t<arith_result_t<A, B>>>(detail::op::remainder, a, b);
+requires binary_operands<A, B> &&(!is_std_complex<arith_result_t<A, B>>::value)
+    array<no_bool_result_t<arith_result_t<A, B>>>
+    operator%(const A &a, const B &b) {
+  return detail::run<no_bool_result_t<arith_result_t<A, B>>>(
+      detail::op::remainder, a, b);
 }
 
 /// Negation; not defined for bool (as NumPy).
 template <element T>
-  requires(!std::is_same_v<T, bool>)
-array<T> operator-(const array<T> &x) {
-  return detail::run<T>(detail::op::negative, x);
-}
+requires(!std::is_same_v<T, bool>) array<T>
+operator-(const array<T> &x) { return detail::run<T>(detail::op::negative, x); }
 
 /// a ** b. Integers to negative integer powers throw value_error (NumPy's
 /// ValueError); bools compute as int8.
 template <class A, class B>
-  requires binary_operands<A, B>
-array<no_bool_result_t<arith_result_t<A, B>>> pow(const A &a, const B &b) {
-  return detail::run<no_bool_result_t<arith_result_t<A, B>>>(detail::op::power, a, b);
+requires binary_operands<A, B> array<no_bool_result_t<arith_result_t<A, B>>>
+pow(const A &a, const B &b) {
+  return detail::run<no_bool_result_t<arith_result_t<A, B>>>(detail::op::power,
+                                                             a, b);
 }
 
 /// The larger of each pair; a NaN in either operand gives NaN.
 template <class A, class B>
-  requires binary_operands<A, B>
-array<arith_result_t<A, B>> maximum(const A &a, const B &b) {
+requires binary_operands<A, B> array<arith_result_t<A, B>> maximum(const A &a,
+                                                                   const B &b) {
   return detail::run<arith_result_t<A, B>>(detail::op::maximum, a, b);
 }
 
 /// The smaller of each pair; a NaN in either operand gives NaN.
 template <class A, class B>
-  requires binary_operands<A, B>
-array<arith_result_t<A, B>> minimum(const A &a, const B &b) {
+requires binary_operands<A, B> array<arith_result_t<A, B>> minimum(const A &a,
+                                                                   const B &b) {
   return detail::run<arith_result_t<A, B>>(detail::op::minimum, a, b);
 }
 
@@ -232,11 +282,10 @@ array<arith_result_t<A, B>> minimum(const A &a, const B &b) {
 // Comparisons and logic
 //===----------------------------------------------------------------------===//
 
-#define KILN_COMPARISON(OPER, NAME)                                                                                    \
-  template <class A, class B>                                                                                          \
-    requires binary_operands<A, B>                                                                                     \
-  array<bool> OPER(const A &a, const B &b) {                                                                           \
-    return detail::run<bool>(detail::op::NAME, a, b);                                                                  \
+#define KILN_COMPARISON(OPER, NAME)                                            \
+  template <class A, class B>                                                  \
+  requires binary_operands<A, B> array<bool> OPER(const A &a, const B &b) {    \
+    return detail::run<bool>(detail::op::NAME, a, b);                          \
   }
 KILN_COMPARISON(operator==, equal)
 KILN_COMPARISON(operator!=, not_equal)
@@ -248,27 +297,29 @@ KILN_COMPARISON(operator>=, greater_equal)
 
 /// Elementwise logical and of bool arrays (both operands are evaluated).
 template <class A, class B>
-  requires binary_operands<A, B> && bool_operand<A> && bool_operand<B>
-array<bool> operator&&(const A &a, const B &b) {
+requires binary_operands<A, B> && bool_operand<A> && bool_operand<B> array<bool>
+operator&&(const A &a, const B &b) {
   return detail::run<bool>(detail::op::logical_and, a, b);
 }
 
 /// Elementwise logical or of bool arrays (both operands are evaluated).
 template <class A, class B>
-  requires binary_operands<A, B> && bool_operand<A> && bool_operand<B>
-array<bool> operator||(const A &a, const B &b) {
+requires binary_operands<A, B> && bool_operand<A> && bool_operand<B> array<bool>
+operator||(const A &a, const B &b) {
   return detail::run<bool>(detail::op::logical_or, a, b);
 }
 
-inline array<bool> operator!(const array<bool> &x) { return detail::run<bool>(detail::op::logical_not, x); }
+inline array<bool> operator!(const array<bool> &x) {
+  return detail::run<bool>(detail::op::logical_not, x);
+}
 
 //===----------------------------------------------------------------------===//
 // Math functions
 //===----------------------------------------------------------------------===//
 
-#define KILN_FLOAT_FUNCTION(NAME)                                                                                      \
-  template <element T> array<float_result_t<T>> NAME(const array<T> &x) {                                              \
-    return detail::run<float_result_t<T>>(detail::op::NAME, x);                                                        \
+#define KILN_FLOAT_FUNCTION(NAME)                                              \
+  template <element T> array<float_result_t<T>> NAME(const array<T> &x) {      \
+    return detail::run<float_result_t<T>>(detail::op::NAME, x);                \
   }
 KILN_FLOAT_FUNCTION(exp)
 KILN_FLOAT_FUNCTION(log)
@@ -293,20 +344,20 @@ template <element T> array<no_bool_result_t<T>> sign(const array<T> &x) {
 
 /// Rounds down; integers and bools keep their dtype (NumPy >= 2.1).
 template <element T>
-  requires(!is_std_complex<T>::value)
-array<T> floor(const array<T> &x) {
+requires(!is_std_complex<T>::value) array<T> floor(const array<T> &x) {
   return detail::run<T>(detail::op::floor, x);
 }
 
 /// Rounds up; integers and bools keep their dtype (NumPy >= 2.1).
 template <element T>
-  requires(!is_std_complex<T>::value)
-array<T> ceil(const array<T> &x) {
+requires(!is_std_complex<T>::value) array<T> ceil(const array<T> &x) {
   return detail::run<T>(detail::op::ceil, x);
 }
 
 /// Rounds half to even (np.round with decimals=0); complex rounds each part.
-template <element T> array<T> round(const array<T> &x) { return detail::run<T>(detail::op::round, x); }
+template <element T> array<T> round(const array<T> &x) {
+  return detail::run<T>(detail::op::round, x);
+}
 
 /// The real part; a real array itself (a copy).
 template <element T> array<real_result_t<T>> real(const array<T> &x) {
@@ -319,15 +370,21 @@ template <element T> array<real_result_t<T>> imag(const array<T> &x) {
 }
 
 /// The complex conjugate; a real array itself (a copy).
-template <element T> array<T> conj(const array<T> &x) { return detail::run<T>(detail::op::conj, x); }
+template <element T> array<T> conj(const array<T> &x) {
+  return detail::run<T>(detail::op::conj, x);
+}
 
 /// The phase angle in radians (np.angle); 0 or pi for real arrays.
 template <element T> array<arg_result_t<T>> arg(const array<T> &x) {
   return detail::run<arg_result_t<T>>(detail::op::arg, x);
 }
 
-template <element T> array<bool> isnan(const array<T> &x) { return detail::run<bool>(detail::op::isnan, x); }
-template <element T> array<bool> isinf(const array<T> &x) { return detail::run<bool>(detail::op::isinf, x); }
+template <element T> array<bool> isnan(const array<T> &x) {
+  return detail::run<bool>(detail::op::isnan, x);
+}
+template <element T> array<bool> isinf(const array<T> &x) {
+  return detail::run<bool>(detail::op::isinf, x);
+}
 
 //===----------------------------------------------------------------------===//
 // Selection
@@ -335,16 +392,18 @@ template <element T> array<bool> isinf(const array<T> &x) { return detail::run<b
 
 /// cond ? a : b elementwise, broadcasting all three; a and b may be scalars.
 template <class A, class B>
-  requires array_or_scalar<A> && array_or_scalar<B>
-array<arith_result_t<A, B>> where(const array<bool> &cond, const A &a, const B &b) {
+requires array_or_scalar<A> && array_or_scalar<B> array<arith_result_t<A, B>>
+where(const array<bool> &cond, const A &a, const B &b) {
   return detail::run<arith_result_t<A, B>>(detail::op::where, cond, a, b);
 }
 
 /// minimum(maximum(x, lo), hi); lo and hi may be arrays or scalars.
 template <element T, class L, class H>
-  requires array_or_scalar<L> && array_or_scalar<H>
-array<detail::common_t<array<T>, L, H>> clip(const array<T> &x, const L &lo, const H &hi) {
-  return detail::run<detail::common_t<array<T>, L, H>>(detail::op::clip, x, lo, hi);
+requires array_or_scalar<L> && array_or_scalar<H>
+    array<detail::common_t<array<T>, L, H>> clip(const array<T> &x, const L &lo,
+                                                 const H &hi) {
+  return detail::run<detail::common_t<array<T>, L, H>>(detail::op::clip, x, lo,
+                                                       hi);
 }
 
 } // namespace kiln

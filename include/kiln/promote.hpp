@@ -1,4 +1,5 @@
-//===- kiln/promote.hpp - NumPy type promotion over Kiln's dtypes -*- C++ -*-===//
+//===- kiln/promote.hpp - NumPy type promotion over Kiln's dtypes -*- C++
+//-*-===//
 //
 // Compile-time (and run-time: the functions are constexpr) NumPy 2 type
 // promotion: array-array promotion (promote_t), C++ scalars as NEP 50 weak
@@ -29,8 +30,12 @@ template <> struct dtype_element<dtype::int32> { using type = std::int32_t; };
 template <> struct dtype_element<dtype::int64> { using type = std::int64_t; };
 template <> struct dtype_element<dtype::float32> { using type = float; };
 template <> struct dtype_element<dtype::float64> { using type = double; };
-template <> struct dtype_element<dtype::complex64> { using type = std::complex<float>; };
-template <> struct dtype_element<dtype::complex128> { using type = std::complex<double>; };
+template <> struct dtype_element<dtype::complex64> {
+  using type = std::complex<float>;
+};
+template <> struct dtype_element<dtype::complex128> {
+  using type = std::complex<double>;
+};
 
 /// The C++ element type of a dtype: element_t<dtype::float32> is float.
 template <dtype D> using element_t = typename dtype_element<D>::type;
@@ -43,8 +48,9 @@ template <dtype D> using element_t = typename dtype_element<D>::type;
 /// uint8 gives int32 (NumPy: int16, which Kiln does not have).
 constexpr dtype promote_types(dtype a, dtype b) noexcept {
   using d = dtype;
-  constexpr d b_ = d::bool_, i8 = d::int8, u8 = d::uint8, i32 = d::int32, i64 = d::int64,
-              f32 = d::float32, f64 = d::float64, c64 = d::complex64, c128 = d::complex128;
+  constexpr d b_ = d::bool_, i8 = d::int8, u8 = d::uint8, i32 = d::int32,
+              i64 = d::int64, f32 = d::float32, f64 = d::float64,
+              c64 = d::complex64, c128 = d::complex128;
   // Rows and columns in the order of the dtype enum.
   constexpr d table[9][9] = {
       /* bool  */ {b_, i8, u8, i32, i64, f32, f64, c64, c128},
@@ -70,32 +76,41 @@ template <class T> struct is_std_complex<std::complex<T>> : std::true_type {};
 /// The C++ types that mix into array expressions as scalars: the arithmetic
 /// types (bool, every integer and floating type) and std::complex.
 template <class T>
-concept scalar = std::is_arithmetic_v<std::remove_cvref_t<T>> || is_std_complex<std::remove_cvref_t<T>>::value;
+concept scalar = std::is_arithmetic_v<std::remove_cvref_t<T>> ||
+    is_std_complex<std::remove_cvref_t<T>>::value;
 
 /// The kind of a value: NumPy's 'b', 'iu', 'f', 'c'.
 enum class scalar_kind : std::uint8_t { boolean, integer, floating, complex };
 
 constexpr scalar_kind kind_of(dtype t) noexcept {
   switch (t) {
-  case dtype::bool_: return scalar_kind::boolean;
+  case dtype::bool_:
+    return scalar_kind::boolean;
   case dtype::int8:
   case dtype::uint8:
   case dtype::int32:
-  case dtype::int64: return scalar_kind::integer;
+  case dtype::int64:
+    return scalar_kind::integer;
   case dtype::float32:
-  case dtype::float64: return scalar_kind::floating;
+  case dtype::float64:
+    return scalar_kind::floating;
   case dtype::complex64:
-  case dtype::complex128: return scalar_kind::complex;
+  case dtype::complex128:
+    return scalar_kind::complex;
   }
   return scalar_kind::boolean;
 }
 
 template <scalar S> constexpr scalar_kind scalar_kind_of() noexcept {
   using T = std::remove_cvref_t<S>;
-  if constexpr (std::is_same_v<T, bool>) return scalar_kind::boolean;
-  else if constexpr (std::is_integral_v<T>) return scalar_kind::integer;
-  else if constexpr (std::is_floating_point_v<T>) return scalar_kind::floating;
-  else return scalar_kind::complex;
+  if constexpr (std::is_same_v<T, bool>)
+    return scalar_kind::boolean;
+  else if constexpr (std::is_integral_v<T>)
+    return scalar_kind::integer;
+  else if constexpr (std::is_floating_point_v<T>)
+    return scalar_kind::floating;
+  else
+    return scalar_kind::complex;
 }
 
 /// The dtype a C++ scalar has on its own (used only where no array operand
@@ -104,15 +119,24 @@ template <scalar S> constexpr scalar_kind scalar_kind_of() noexcept {
 /// int64 for 64-bit integers, float32, float64, complex64, complex128.
 template <scalar S> constexpr dtype scalar_dtype() noexcept {
   using T = std::remove_cvref_t<S>;
-  if constexpr (std::is_same_v<T, bool>) return dtype::bool_;
+  if constexpr (std::is_same_v<T, bool>)
+    return dtype::bool_;
   else if constexpr (std::is_integral_v<T>) {
-    if constexpr (sizeof(T) == 1) return std::is_signed_v<T> ? dtype::int8 : dtype::uint8;
-    else if constexpr (sizeof(T) == 2 || (sizeof(T) == 4 && std::is_signed_v<T>)) return dtype::int32;
-    else return dtype::int64;
-  } else if constexpr (std::is_same_v<T, float>) return dtype::float32;
-  else if constexpr (std::is_floating_point_v<T>) return dtype::float64;
-  else if constexpr (std::is_same_v<T, std::complex<float>>) return dtype::complex64;
-  else return dtype::complex128;
+    if constexpr (sizeof(T) == 1)
+      return std::is_signed_v<T> ? dtype::int8 : dtype::uint8;
+    else if constexpr (sizeof(T) == 2 ||
+                       (sizeof(T) == 4 && std::is_signed_v<T>))
+      return dtype::int32;
+    else
+      return dtype::int64;
+  } else if constexpr (std::is_same_v<T, float>)
+    return dtype::float32;
+  else if constexpr (std::is_floating_point_v<T>)
+    return dtype::float64;
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return dtype::complex64;
+  else
+    return dtype::complex128;
 }
 
 /// NEP 50: the dtype of `array op scalar` where the scalar is weak. A scalar
@@ -123,12 +147,17 @@ template <scalar S> constexpr dtype scalar_dtype() noexcept {
 /// 1i is complex64). The C++ width of the scalar never matters.
 constexpr dtype promote_weak(dtype array, scalar_kind k) noexcept {
   scalar_kind ak = kind_of(array);
-  if (static_cast<int>(k) <= static_cast<int>(ak)) return array;
+  if (static_cast<int>(k) <= static_cast<int>(ak))
+    return array;
   switch (k) {
-  case scalar_kind::boolean: return array; // unreachable: bool is the lowest
-  case scalar_kind::integer: return dtype::int64;
-  case scalar_kind::floating: return dtype::float64;
-  case scalar_kind::complex: return array == dtype::float32 ? dtype::complex64 : dtype::complex128;
+  case scalar_kind::boolean:
+    return array; // unreachable: bool is the lowest
+  case scalar_kind::integer:
+    return dtype::int64;
+  case scalar_kind::floating:
+    return dtype::float64;
+  case scalar_kind::complex:
+    return array == dtype::float32 ? dtype::complex64 : dtype::complex128;
   }
   return array;
 }
@@ -139,7 +168,10 @@ constexpr dtype promote_weak(dtype array, scalar_kind k) noexcept {
 
 /// True division `/`: bool and integers give float64, other dtypes keep.
 constexpr dtype true_divide_type(dtype t) noexcept {
-  return kind_of(t) == scalar_kind::boolean || kind_of(t) == scalar_kind::integer ? dtype::float64 : t;
+  return kind_of(t) == scalar_kind::boolean ||
+                 kind_of(t) == scalar_kind::integer
+             ? dtype::float64
+             : t;
 }
 
 /// The transcendental functions (exp log log2 log10 sqrt sin cos tan tanh):
@@ -150,17 +182,22 @@ constexpr dtype float_type(dtype t) noexcept {
   switch (t) {
   case dtype::bool_:
   case dtype::int8:
-  case dtype::uint8: return dtype::float32;
+  case dtype::uint8:
+    return dtype::float32;
   case dtype::int32:
-  case dtype::int64: return dtype::float64;
-  default: return t;
+  case dtype::int64:
+    return dtype::float64;
+  default:
+    return t;
   }
 }
 
 /// The real counterpart: complex64 -> float32, complex128 -> float64, other
 /// dtypes keep (abs, real, imag).
 constexpr dtype real_type(dtype t) noexcept {
-  return t == dtype::complex64 ? dtype::float32 : t == dtype::complex128 ? dtype::float64 : t;
+  return t == dtype::complex64    ? dtype::float32
+         : t == dtype::complex128 ? dtype::float64
+                                  : t;
 }
 
 /// The phase angle arg (np.angle): a real float of the input's precision.
@@ -168,25 +205,30 @@ constexpr dtype arg_type(dtype t) noexcept { return real_type(float_type(t)); }
 
 /// Operations that NumPy has no bool loop for (%, pow, sign) compute bools as
 /// int8; other dtypes keep.
-constexpr dtype no_bool_type(dtype t) noexcept { return t == dtype::bool_ ? dtype::int8 : t; }
+constexpr dtype no_bool_type(dtype t) noexcept {
+  return t == dtype::bool_ ? dtype::int8 : t;
+}
 
 //===----------------------------------------------------------------------===//
 // The same as C++ type traits
 //===----------------------------------------------------------------------===//
 
 /// Array-array promotion: promote_t<std::int32_t, float> is double.
-template <element A, element B> using promote_t = element_t<promote_types(dtype_of<A>, dtype_of<B>)>;
+template <element A, element B>
+using promote_t = element_t<promote_types(dtype_of<A>, dtype_of<B>)>;
 
 /// Array-scalar promotion with a weak scalar: scalar_promote_t<float, double>
 /// is float, scalar_promote_t<std::int32_t, double> is double.
 template <element A, scalar S>
-using scalar_promote_t = element_t<promote_weak(dtype_of<A>, scalar_kind_of<S>())>;
+using scalar_promote_t =
+    element_t<promote_weak(dtype_of<A>, scalar_kind_of<S>())>;
 
 /// The element type a C++ scalar has on its own (see scalar_dtype).
 template <scalar S> using scalar_element_t = element_t<scalar_dtype<S>()>;
 
 /// Result of `/` on an array of (already promoted) element type T.
-template <element T> using true_divide_t = element_t<true_divide_type(dtype_of<T>)>;
+template <element T>
+using true_divide_t = element_t<true_divide_type(dtype_of<T>)>;
 /// Result of exp, log, sqrt, sin, ... on an array of T.
 template <element T> using float_result_t = element_t<float_type(dtype_of<T>)>;
 /// Result of abs, real and imag on an array of T.
@@ -194,7 +236,8 @@ template <element T> using real_result_t = element_t<real_type(dtype_of<T>)>;
 /// Result of arg on an array of T.
 template <element T> using arg_result_t = element_t<arg_type(dtype_of<T>)>;
 /// Result of %, pow and sign: T, but int8 for bool.
-template <element T> using no_bool_result_t = element_t<no_bool_type(dtype_of<T>)>;
+template <element T>
+using no_bool_result_t = element_t<no_bool_type(dtype_of<T>)>;
 /// Result of comparisons, isnan, isinf, && || !.
 template <element T> using compare_result_t = bool;
 

@@ -36,7 +36,8 @@ loaded *load() {
   std::string errors;
   for (const char *path : candidates) {
     so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (so) break;
+    if (so)
+      break;
     const char *why = dlerror();
     errors += std::string(errors.empty() ? "" : "; ") + (why ? why : path);
   }
@@ -45,13 +46,16 @@ loaded *load() {
     return l;
   }
   std::string missing;
-#define KILN_CUBLAS_FN(name)                                                                                           \
-  if (void *p = dlsym(so, #name)) l->lib.name = reinterpret_cast<decltype(l->lib.name)>(p);                            \
-  else missing += std::string(missing.empty() ? "" : ", ") + #name;
+#define KILN_CUBLAS_FN(name)                                                   \
+  if (void *p = dlsym(so, #name))                                              \
+    l->lib.name = reinterpret_cast<decltype(l->lib.name)>(p);                  \
+  else                                                                         \
+    missing += std::string(missing.empty() ? "" : ", ") + #name;
 #include "cublas_functions.def"
 #undef KILN_CUBLAS_FN
   if (void *p = dlsym(so, "cublasGetStatusName"))
-    l->lib.cublasGetStatusName = reinterpret_cast<decltype(l->lib.cublasGetStatusName)>(p);
+    l->lib.cublasGetStatusName =
+        reinterpret_cast<decltype(l->lib.cublasGetStatusName)>(p);
   if (!missing.empty()) {
     l->reason = "cuBLAS (libcublas.so.13) lacks " + missing;
     return l;
@@ -70,7 +74,8 @@ struct thread_handles {
   std::map<int, cublasHandle_t> by_device;
   ~thread_handles() {
     const loaded &l = library();
-    if (!l.ok) return;
+    if (!l.ok)
+      return;
     for (auto &[ordinal, h] : by_device) {
       try {
         cuda::make_current(ordinal);
@@ -85,23 +90,30 @@ struct thread_handles {
 
 const api &require() {
   const loaded &l = library();
-  if (!l.ok) throw device_error(l.reason);
+  if (!l.ok)
+    throw device_error(l.reason);
   return l.lib;
 }
 
 void check(const api &lib, cublasStatus_t status, const char *call) {
-  if (status == CUBLAS_STATUS_SUCCESS) return;
-  const char *name = lib.cublasGetStatusName ? lib.cublasGetStatusName(status) : nullptr;
-  const char *text = lib.cublasGetStatusString ? lib.cublasGetStatusString(status) : nullptr;
-  throw cuda_error(std::string(call) + " failed: " + (name ? name : "CUBLAS_STATUS") + " (" +
-                       std::to_string(static_cast<int>(status)) + "): " + (text ? text : "unknown cuBLAS error"),
+  if (status == CUBLAS_STATUS_SUCCESS)
+    return;
+  const char *name =
+      lib.cublasGetStatusName ? lib.cublasGetStatusName(status) : nullptr;
+  const char *text =
+      lib.cublasGetStatusString ? lib.cublasGetStatusString(status) : nullptr;
+  throw cuda_error(std::string(call) +
+                       " failed: " + (name ? name : "CUBLAS_STATUS") + " (" +
+                       std::to_string(static_cast<int>(status)) +
+                       "): " + (text ? text : "unknown cuBLAS error"),
                    static_cast<int>(status));
 }
 
 cublasHandle_t handle(const api &lib, device dev) {
   thread_local thread_handles handles;
   auto it = handles.by_device.find(dev.index());
-  if (it != handles.by_device.end()) return it->second;
+  if (it != handles.by_device.end())
+    return it->second;
   cublasHandle_t h = nullptr;
   check(lib, lib.cublasCreate_v2(&h), "cublasCreate_v2");
   handles.by_device.emplace(dev.index(), h);

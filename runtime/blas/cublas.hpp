@@ -25,7 +25,8 @@ struct api {
 /// (named paths and dlerror()).
 const api &require();
 
-/// Throws kiln::cuda_error("<call> failed: CUBLAS_STATUS_... (<code>): <message>").
+/// Throws kiln::cuda_error("<call> failed: CUBLAS_STATUS_... (<code>):
+/// <message>").
 void check(const api &lib, cublasStatus_t status, const char *call);
 
 /// The calling thread's handle for GPU `dev`, created on first use (the

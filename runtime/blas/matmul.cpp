@@ -41,17 +41,22 @@ array_base matmul(const array_base &a, const array_base &b) {
 
 array_base dot(const array_base &a, const array_base &b) {
   if (!(a.device() == b.device()))
-    throw device_error("arrays are on different devices: " + a.device().str() + " and " + b.device().str());
-  if (a.ndim() == 0 || b.ndim() == 0) return eager(op::multiply, {a, b});
+    throw device_error("arrays are on different devices: " + a.device().str() +
+                       " and " + b.device().str());
+  if (a.ndim() == 0 || b.ndim() == 0)
+    return eager(op::multiply, {a, b});
   const std::int64_t ka = a.shape().back();
   const std::int64_t bdim = b.ndim() == 1 ? 0 : b.ndim() - 2;
   const std::int64_t kb = b.shape()[static_cast<std::size_t>(bdim)];
   if (ka != kb)
-    throw shape_error("shapes " + to_string(a.shape()) + " and " + to_string(b.shape()) + " not aligned: " +
-                      std::to_string(ka) + " (dim " + std::to_string(a.ndim() - 1) + ") != " + std::to_string(kb) +
-                      " (dim " + std::to_string(bdim) + ")");
+    throw shape_error(
+        "shapes " + to_string(a.shape()) + " and " + to_string(b.shape()) +
+        " not aligned: " + std::to_string(ka) + " (dim " +
+        std::to_string(a.ndim() - 1) + ") != " + std::to_string(kb) + " (dim " +
+        std::to_string(bdim) + ")");
   // Up to 2-d, and any a with a 1-d b, dot is matmul.
-  if (b.ndim() == 1 || (a.ndim() <= 2 && b.ndim() <= 2)) return matmul(a, b);
+  if (b.ndim() == 1 || (a.ndim() <= 2 && b.ndim() <= 2))
+    return matmul(a, b);
 
   // dot(a, b)[i..., j..., m] = sum_k a[i..., k] * b[j..., k, m]:
   // (P, K) @ (K, Q*M) with b's contracted axis moved to the front.
@@ -73,7 +78,8 @@ array_base dot(const array_base &a, const array_base &b) {
   const std::int64_t M = bs[bn - 1];
   out.push_back(M);
   const array_base a2 = detail::reshape(a, shape{P, ka});
-  const array_base b2 = detail::reshape(detail::transpose(b, axes), shape{ka, Q * M});
+  const array_base b2 =
+      detail::reshape(detail::transpose(b, axes), shape{ka, Q * M});
   return detail::reshape(matmul(a2, b2), out);
 }
 

@@ -38,11 +38,14 @@ matmul_plan plan_matmul(const array_base &a, const array_base &b);
 /// Layout of `x` (a with first = true, else b) for the plan's batch shape.
 operand_layout layout_of(const array_base &x, bool first, const matmul_plan &p);
 
-/// a @ b into `out` (C-contiguous, p.out_shape, dtype p.result); all on the host.
-void host_matmul(const matmul_plan &p, const array_base &a, const array_base &b, const array_base &out);
+/// a @ b into `out` (C-contiguous, p.out_shape, dtype p.result); all on the
+/// host.
+void host_matmul(const matmul_plan &p, const array_base &a, const array_base &b,
+                 const array_base &out);
 
 /// a @ b into `out` with cuBLAS; all on p.dev, p.result a float or complex
 /// dtype.
-void gpu_matmul(const matmul_plan &p, const array_base &a, const array_base &b, const array_base &out);
+void gpu_matmul(const matmul_plan &p, const array_base &a, const array_base &b,
+                const array_base &out);
 
 } // namespace kiln::detail::blas

@@ -16,46 +16,86 @@ namespace kiln::detail {
 
 const char *op_name(op o) noexcept {
   switch (o) {
-  case op::add: return "add";
-  case op::subtract: return "subtract";
-  case op::multiply: return "multiply";
-  case op::true_divide: return "true_divide";
-  case op::remainder: return "remainder";
-  case op::power: return "power";
-  case op::maximum: return "maximum";
-  case op::minimum: return "minimum";
-  case op::equal: return "equal";
-  case op::not_equal: return "not_equal";
-  case op::less: return "less";
-  case op::less_equal: return "less_equal";
-  case op::greater: return "greater";
-  case op::greater_equal: return "greater_equal";
-  case op::logical_and: return "logical_and";
-  case op::logical_or: return "logical_or";
-  case op::logical_not: return "logical_not";
-  case op::negative: return "negative";
-  case op::exp: return "exp";
-  case op::log: return "log";
-  case op::log2: return "log2";
-  case op::log10: return "log10";
-  case op::sqrt: return "sqrt";
-  case op::sin: return "sin";
-  case op::cos: return "cos";
-  case op::tan: return "tan";
-  case op::tanh: return "tanh";
-  case op::abs: return "absolute";
-  case op::sign: return "sign";
-  case op::floor: return "floor";
-  case op::ceil: return "ceil";
-  case op::round: return "round";
-  case op::real: return "real";
-  case op::imag: return "imag";
-  case op::conj: return "conjugate";
-  case op::arg: return "angle";
-  case op::isnan: return "isnan";
-  case op::isinf: return "isinf";
-  case op::where: return "where";
-  case op::clip: return "clip";
+  case op::add:
+    return "add";
+  case op::subtract:
+    return "subtract";
+  case op::multiply:
+    return "multiply";
+  case op::true_divide:
+    return "true_divide";
+  case op::remainder:
+    return "remainder";
+  case op::power:
+    return "power";
+  case op::maximum:
+    return "maximum";
+  case op::minimum:
+    return "minimum";
+  case op::equal:
+    return "equal";
+  case op::not_equal:
+    return "not_equal";
+  case op::less:
+    return "less";
+  case op::less_equal:
+    return "less_equal";
+  case op::greater:
+    return "greater";
+  case op::greater_equal:
+    return "greater_equal";
+  case op::logical_and:
+    return "logical_and";
+  case op::logical_or:
+    return "logical_or";
+  case op::logical_not:
+    return "logical_not";
+  case op::negative:
+    return "negative";
+  case op::exp:
+    return "exp";
+  case op::log:
+    return "log";
+  case op::log2:
+    return "log2";
+  case op::log10:
+    return "log10";
+  case op::sqrt:
+    return "sqrt";
+  case op::sin:
+    return "sin";
+  case op::cos:
+    return "cos";
+  case op::tan:
+    return "tan";
+  case op::tanh:
+    return "tanh";
+  case op::abs:
+    return "absolute";
+  case op::sign:
+    return "sign";
+  case op::floor:
+    return "floor";
+  case op::ceil:
+    return "ceil";
+  case op::round:
+    return "round";
+  case op::real:
+    return "real";
+  case op::imag:
+    return "imag";
+  case op::conj:
+    return "conjugate";
+  case op::arg:
+    return "angle";
+  case op::isnan:
+    return "isnan";
+  case op::isinf:
+    return "isinf";
+  case op::where:
+    return "where";
+  case op::clip:
+    return "clip";
   }
   return "unknown";
 }
@@ -63,7 +103,8 @@ const char *op_name(op o) noexcept {
 int op_arity(op o) noexcept {
   switch (o) {
   case op::where:
-  case op::clip: return 3;
+  case op::clip:
+    return 3;
   case op::logical_not:
   case op::negative:
   case op::exp:
@@ -85,14 +126,16 @@ int op_arity(op o) noexcept {
   case op::conj:
   case op::arg:
   case op::isnan:
-  case op::isinf: return 1;
-  default: return 2;
+  case op::isinf:
+    return 1;
+  default:
+    return 2;
   }
 }
 
 bool is_comparison(op o) noexcept {
-  return o == op::equal || o == op::not_equal || o == op::less || o == op::less_equal || o == op::greater ||
-         o == op::greater_equal;
+  return o == op::equal || o == op::not_equal || o == op::less ||
+         o == op::less_equal || o == op::greater || o == op::greater_equal;
 }
 
 namespace {
@@ -110,7 +153,8 @@ dtype common_dtype(std::span<const operand> values) {
     }
   if (any_array) {
     for (const operand &x : values)
-      if (!x.array) acc = promote_weak(acc, x.scalar.kind);
+      if (!x.array)
+        acc = promote_weak(acc, x.scalar.kind);
     return acc;
   }
   bool first = true;
@@ -122,7 +166,8 @@ dtype common_dtype(std::span<const operand> values) {
 }
 
 [[noreturn]] void no_loop(op o, dtype t) {
-  throw value_error(std::string("ufunc '") + op_name(o) + "' not supported for the input type " +
+  throw value_error(std::string("ufunc '") + op_name(o) +
+                    "' not supported for the input type " +
                     std::string(name(t)));
 }
 
@@ -130,13 +175,18 @@ dtype common_dtype(std::span<const operand> values) {
 
 op_types resolve_types(op o, std::span<const operand> args) {
   if (static_cast<int>(args.size()) != op_arity(o))
-    throw value_error(std::string(op_name(o)) + " takes " + std::to_string(op_arity(o)) + " operands, got " +
+    throw value_error(std::string(op_name(o)) + " takes " +
+                      std::to_string(op_arity(o)) + " operands, got " +
                       std::to_string(args.size()));
   std::span<const operand> values = o == op::where ? args.subspan(1) : args;
-  if (o == op::where && !args[0].array) throw value_error("where: the condition must be an array");
+  if (o == op::where && !args[0].array)
+    throw value_error("where: the condition must be an array");
   bool any_array = false;
-  for (const operand &x : args) any_array |= x.array != nullptr;
-  if (!any_array) throw value_error(std::string(op_name(o)) + ": at least one operand must be an array");
+  for (const operand &x : args)
+    any_array |= x.array != nullptr;
+  if (!any_array)
+    throw value_error(std::string(op_name(o)) +
+                      ": at least one operand must be an array");
 
   const dtype c = common_dtype(values);
   switch (o) {
@@ -147,23 +197,29 @@ op_types resolve_types(op o, std::span<const operand> args) {
   case op::clip:
   case op::where:
   case op::round:
-  case op::conj: return {c, c};
+  case op::conj:
+    return {c, c};
   case op::subtract:
     if (c == dtype::bool_)
-      throw value_error("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` "
+      throw value_error("numpy boolean subtract, the `-` operator, is not "
+                        "supported, use the bitwise_xor, the `^` "
                         "operator, or the logical_xor function instead.");
     return {c, c};
   case op::negative:
     if (c == dtype::bool_)
-      throw value_error("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator or "
+      throw value_error("The numpy boolean negative, the `-` operator, is not "
+                        "supported, use the `~` operator or "
                         "the logical_not function instead.");
     return {c, c};
-  case op::true_divide: return {true_divide_type(c), true_divide_type(c)};
+  case op::true_divide:
+    return {true_divide_type(c), true_divide_type(c)};
   case op::remainder:
-    if (is_complex(c)) no_loop(o, c);
+    if (is_complex(c))
+      no_loop(o, c);
     return {no_bool_type(c), no_bool_type(c)};
   case op::power:
-  case op::sign: return {no_bool_type(c), no_bool_type(c)};
+  case op::sign:
+    return {no_bool_type(c), no_bool_type(c)};
   case op::equal:
   case op::not_equal:
   case op::less:
@@ -175,12 +231,14 @@ op_types resolve_types(op o, std::span<const operand> args) {
     dtype compute = c;
     if (kind_of(c) == scalar_kind::integer)
       for (const operand &x : values)
-        if (!x.array && x.scalar.kind == scalar_kind::integer) compute = promote_types(c, dtype::int64);
+        if (!x.array && x.scalar.kind == scalar_kind::integer)
+          compute = promote_types(c, dtype::int64);
     return {compute, dtype::bool_};
   }
   case op::logical_and:
   case op::logical_or:
-  case op::logical_not: return {dtype::bool_, dtype::bool_};
+  case op::logical_not:
+    return {dtype::bool_, dtype::bool_};
   case op::exp:
   case op::log:
   case op::log2:
@@ -189,21 +247,28 @@ op_types resolve_types(op o, std::span<const operand> args) {
   case op::sin:
   case op::cos:
   case op::tan:
-  case op::tanh: return {float_type(c), float_type(c)};
+  case op::tanh:
+    return {float_type(c), float_type(c)};
   case op::abs:
   case op::real:
-  case op::imag: return {c, real_type(c)};
+  case op::imag:
+    return {c, real_type(c)};
   case op::floor:
   case op::ceil:
-    if (is_complex(c)) no_loop(o, c);
+    if (is_complex(c))
+      no_loop(o, c);
     return {c, c};
-  case op::arg: return {float_type(c), real_type(float_type(c))};
+  case op::arg:
+    return {float_type(c), real_type(float_type(c))};
   case op::isnan:
-  case op::isinf: return {c, dtype::bool_};
+  case op::isinf:
+    return {c, dtype::bool_};
   }
   throw value_error("unknown elementwise operation");
 }
 
-dtype eager_result_dtype(op o, std::span<const operand> args) { return resolve_types(o, args).result; }
+dtype eager_result_dtype(op o, std::span<const operand> args) {
+  return resolve_types(o, args).result;
+}
 
 } // namespace kiln::detail

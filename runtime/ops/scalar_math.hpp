@@ -22,7 +22,9 @@ namespace kiln::detail::math {
 
 using host::is_complex_v;
 
-template <class T> inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <class T>
+inline constexpr bool is_int_v =
+    std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 /// Integer arithmetic wraps around as in NumPy (no undefined behaviour).
 template <class T> T wrap_add(T a, T b) {
@@ -35,47 +37,64 @@ template <class T> T wrap_sub(T a, T b) {
 }
 template <class T> T wrap_mul(T a, T b) {
   using U = std::make_unsigned_t<T>;
-  using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>; // avoid int promotion
-  return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b))));
+  using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned,
+                               U>; // avoid int promotion
+  return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(a)) *
+                                       static_cast<W>(static_cast<U>(b))));
 }
 
 template <class T> T add(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return a || b;
-  else if constexpr (is_int_v<T>) return wrap_add(a, b);
-  else return a + b;
+  if constexpr (std::is_same_v<T, bool>)
+    return a || b;
+  else if constexpr (is_int_v<T>)
+    return wrap_add(a, b);
+  else
+    return a + b;
 }
 template <class T> T subtract(T a, T b) {
-  if constexpr (is_int_v<T>) return wrap_sub(a, b);
-  else return a - b;
+  if constexpr (is_int_v<T>)
+    return wrap_sub(a, b);
+  else
+    return a - b;
 }
 template <class T> T multiply(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return a && b;
-  else if constexpr (is_int_v<T>) return wrap_mul(a, b);
-  else return a * b;
+  if constexpr (std::is_same_v<T, bool>)
+    return a && b;
+  else if constexpr (is_int_v<T>)
+    return wrap_mul(a, b);
+  else
+    return a * b;
 }
 template <class T> T negative(T a) {
-  if constexpr (is_int_v<T>) return wrap_sub(T(0), a);
-  else return -a;
+  if constexpr (is_int_v<T>)
+    return wrap_sub(T(0), a);
+  else
+    return -a;
 }
 
 /// Python's remainder: sign of the divisor; x % 0 is 0 for integers and NaN
 /// for floats (as NumPy's npy_divmod).
 template <class T> T remainder(T a, T b) {
   if constexpr (is_int_v<T>) {
-    if (b == 0) return 0;
+    if (b == 0)
+      return 0;
     if constexpr (std::is_signed_v<T>) {
-      if (b == -1) return 0; // also avoids the overflow of min % -1
+      if (b == -1)
+        return 0; // also avoids the overflow of min % -1
       T r = static_cast<T>(a % b);
-      if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+      if (r != 0 && ((r < 0) != (b < 0)))
+        r = static_cast<T>(r + b);
       return r;
     } else {
       return static_cast<T>(a % b);
     }
   } else {
     T mod = std::fmod(a, b);
-    if (b == T(0)) return mod;
+    if (b == T(0))
+      return mod;
     if (mod != T(0)) {
-      if ((b < 0) != (mod < 0)) mod += b;
+      if ((b < 0) != (mod < 0))
+        mod += b;
     } else {
       mod = std::copysign(T(0), b);
     }
@@ -83,15 +102,18 @@ template <class T> T remainder(T a, T b) {
   }
 }
 
-inline constexpr const char *negative_power_message = "Integers to negative integer powers are not allowed.";
+inline constexpr const char *negative_power_message =
+    "Integers to negative integer powers are not allowed.";
 
 template <class T> T power(T a, T b) {
   if constexpr (is_int_v<T>) {
     if constexpr (std::is_signed_v<T>)
-      if (b < 0) throw value_error(negative_power_message);
+      if (b < 0)
+        throw value_error(negative_power_message);
     T result = 1, base = a;
     for (auto e = static_cast<std::make_unsigned_t<T>>(b); e; e >>= 1) {
-      if (e & 1) result = wrap_mul(result, base);
+      if (e & 1)
+        result = wrap_mul(result, base);
       base = wrap_mul(base, base);
     }
     return result;
@@ -99,9 +121,11 @@ template <class T> T power(T a, T b) {
     // NumPy's npy_cpow: exact for small integer exponents, 1 for x**0.
     using R = typename T::value_type;
     const R br = b.real(), bi = b.imag();
-    if (br == R(0) && bi == R(0)) return T(1, 0);
+    if (br == R(0) && bi == R(0))
+      return T(1, 0);
     if (a.real() == R(0) && a.imag() == R(0)) {
-      if (br > R(0) && bi == R(0)) return T(0, 0);
+      if (br > R(0) && bi == R(0))
+        return T(0, 0);
       const R nan = std::numeric_limits<R>::quiet_NaN();
       return T(nan, nan);
     }
@@ -110,7 +134,8 @@ template <class T> T power(T a, T b) {
       long m = n < 0 ? -n : n;
       T result(1, 0), base = a;
       for (; m; m >>= 1) {
-        if (m & 1) result *= base;
+        if (m & 1)
+          result *= base;
         base *= base;
       }
       return n < 0 ? T(1, 0) / result : result;
@@ -122,41 +147,55 @@ template <class T> T power(T a, T b) {
 }
 
 template <class T> bool has_nan(T a) {
-  if constexpr (is_complex_v<T>) return std::isnan(a.real()) || std::isnan(a.imag());
-  else if constexpr (std::is_floating_point_v<T>) return std::isnan(a);
-  else return false;
+  if constexpr (is_complex_v<T>)
+    return std::isnan(a.real()) || std::isnan(a.imag());
+  else if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(a);
+  else
+    return false;
 }
 
 // Complex ordering is lexicographic (real part first), as NumPy's CLT/CLE.
 template <class T> bool less(T a, T b) {
   if constexpr (is_complex_v<T>)
-    return (a.real() < b.real() && !std::isnan(a.imag()) && !std::isnan(b.imag())) ||
+    return (a.real() < b.real() && !std::isnan(a.imag()) &&
+            !std::isnan(b.imag())) ||
            (a.real() == b.real() && a.imag() < b.imag());
-  else return a < b;
+  else
+    return a < b;
 }
 template <class T> bool less_equal(T a, T b) {
   if constexpr (is_complex_v<T>)
-    return (a.real() < b.real() && !std::isnan(a.imag()) && !std::isnan(b.imag())) ||
+    return (a.real() < b.real() && !std::isnan(a.imag()) &&
+            !std::isnan(b.imag())) ||
            (a.real() == b.real() && a.imag() <= b.imag());
-  else return a <= b;
+  else
+    return a <= b;
 }
 
 /// NaN-propagating maximum / minimum (NumPy's maximum / minimum).
 template <class T> T maximum(T a, T b) {
-  if (has_nan(a)) return a;
-  if (has_nan(b)) return b;
+  if (has_nan(a))
+    return a;
+  if (has_nan(b))
+    return b;
   return less_equal(b, a) ? a : b;
 }
 template <class T> T minimum(T a, T b) {
-  if (has_nan(a)) return a;
-  if (has_nan(b)) return b;
+  if (has_nan(a))
+    return a;
+  if (has_nan(b))
+    return b;
   return less_equal(a, b) ? a : b;
 }
 
 template <class T> auto abs(T a) {
-  if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) return a;
-  else if constexpr (is_int_v<T>) return a < 0 ? wrap_sub(T(0), a) : a;
-  else return std::abs(a); // modulus (a real) for complex
+  if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>)
+    return a;
+  else if constexpr (is_int_v<T>)
+    return a < 0 ? wrap_sub(T(0), a) : a;
+  else
+    return std::abs(a); // modulus (a real) for complex
 }
 
 template <class T> T sign(T a) {
@@ -164,56 +203,80 @@ template <class T> T sign(T a) {
     return static_cast<T>((a > 0) - (a < 0));
   } else if constexpr (is_complex_v<T>) {
     using R = typename T::value_type;
-    const R re = a.real(), im = a.imag(), nan = std::numeric_limits<R>::quiet_NaN();
-    if (std::isnan(re) || std::isnan(im)) return T(nan, nan);
-    if (std::isinf(re)) return std::isinf(im) ? T(nan, nan) : T(re > 0 ? 1 : -1, 0);
-    if (std::isinf(im)) return T(0, im > 0 ? 1 : -1);
-    if (re == 0 && im == 0) return T(0, 0);
+    const R re = a.real(), im = a.imag(),
+            nan = std::numeric_limits<R>::quiet_NaN();
+    if (std::isnan(re) || std::isnan(im))
+      return T(nan, nan);
+    if (std::isinf(re))
+      return std::isinf(im) ? T(nan, nan) : T(re > 0 ? 1 : -1, 0);
+    if (std::isinf(im))
+      return T(0, im > 0 ? 1 : -1);
+    if (re == 0 && im == 0)
+      return T(0, 0);
     return a / std::abs(a);
   } else {
-    if (std::isnan(a)) return a;
+    if (std::isnan(a))
+      return a;
     return static_cast<T>((a > 0) - (a < 0));
   }
 }
 
 template <class T> T floor(T a) {
-  if constexpr (std::is_floating_point_v<T>) return std::floor(a);
-  else return a;
+  if constexpr (std::is_floating_point_v<T>)
+    return std::floor(a);
+  else
+    return a;
 }
 template <class T> T ceil(T a) {
-  if constexpr (std::is_floating_point_v<T>) return std::ceil(a);
-  else return a;
+  if constexpr (std::is_floating_point_v<T>)
+    return std::ceil(a);
+  else
+    return a;
 }
 /// Half to even, in the default rounding mode (round-to-nearest-even).
 template <class T> T round(T a) {
-  if constexpr (std::is_floating_point_v<T>) return std::nearbyint(a);
-  else if constexpr (is_complex_v<T>) return T(std::nearbyint(a.real()), std::nearbyint(a.imag()));
-  else return a;
+  if constexpr (std::is_floating_point_v<T>)
+    return std::nearbyint(a);
+  else if constexpr (is_complex_v<T>)
+    return T(std::nearbyint(a.real()), std::nearbyint(a.imag()));
+  else
+    return a;
 }
 
 template <class T> auto real(T a) {
-  if constexpr (is_complex_v<T>) return a.real();
-  else return a;
+  if constexpr (is_complex_v<T>)
+    return a.real();
+  else
+    return a;
 }
 template <class T> auto imag(T a) {
-  if constexpr (is_complex_v<T>) return a.imag();
-  else return T(0);
+  if constexpr (is_complex_v<T>)
+    return a.imag();
+  else
+    return T(0);
 }
 template <class T> T conj(T a) {
-  if constexpr (is_complex_v<T>) return std::conj(a);
-  else return a;
+  if constexpr (is_complex_v<T>)
+    return std::conj(a);
+  else
+    return a;
 }
 /// np.angle: atan2(imag, real); for reals 0 or pi (NaN for NaN).
 template <class T> auto arg(T a) {
-  if constexpr (is_complex_v<T>) return std::arg(a);
-  else return std::atan2(T(0), a);
+  if constexpr (is_complex_v<T>)
+    return std::arg(a);
+  else
+    return std::atan2(T(0), a);
 }
 
 template <class T> bool isnan(T a) { return has_nan(a); }
 template <class T> bool isinf(T a) {
-  if constexpr (is_complex_v<T>) return std::isinf(a.real()) || std::isinf(a.imag());
-  else if constexpr (std::is_floating_point_v<T>) return std::isinf(a);
-  else return false;
+  if constexpr (is_complex_v<T>)
+    return std::isinf(a.real()) || std::isinf(a.imag());
+  else if constexpr (std::is_floating_point_v<T>)
+    return std::isinf(a);
+  else
+    return false;
 }
 
 template <class T> T log2(T a) {
