@@ -392,11 +392,17 @@ template <class T> void check_gpu_shapes() {
   // Transposed operands go to cuBLAS as they are (transpose flags).
   auto a = random_array<T>({20, 30}), b = random_array<T>({40, 20});
   check_gpu(a.T(), b.T(), t + " both transposed");
-  auto ta = a.T().to(gpu), tb = random_array<T>({30, 7}).to(gpu);
-  auto r = kiln::matmul(ta, tb);
-  expect_close(as_cvec(r),
-               as_cvec(kiln::matmul(a.T(), tb.to(kiln::device::host()))),
-               tol<T>() * 10, t + " transposed view on the device");
+  // Views made on the device: both operands transposed (CUBLAS_OP_T).
+  auto bb = random_array<T>({7, 20});
+  auto r = kiln::matmul(a.to(gpu).T(), bb.to(gpu).T());
+  EXPECT_EQ(r.shape(), (kiln::shape{30, 7}));
+  expect_close(as_cvec(r), as_cvec(kiln::matmul(a.T(), bb.T())), tol<T>() * 10,
+               t + " transposed views on the device");
+  auto col = random_array<T>({20, 7}); // column 3: a 1-d view of stride 7
+  auto r1 = kiln::matmul(a.to(gpu).T(), col.to(gpu).slice({kiln::all, 3}));
+  expect_close(as_cvec(r1),
+               as_cvec(kiln::matmul(a.T(), col.slice({kiln::all, 3}))),
+               tol<T>() * 10, t + " strided 1-d operand on the device");
   auto stack = random_array<T>({3, 12, 9}).to(gpu);
   auto rs = kiln::matmul(stack.transpose({0, 2, 1}),
                          random_array<T>({3, 12, 4}).to(gpu));
