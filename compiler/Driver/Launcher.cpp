@@ -19,11 +19,14 @@ namespace kiln::driver {
 
 namespace {
 
-/// True when the file's text mentions kiln: only then can it hold Kiln code
-/// worth fusing (a file that does not include a kiln header cannot).
+/// True when the file's text mentions `kiln` (a kiln/ header, kiln::) or
+/// `KILN` (KILN_FUSE): a file that does neither has nothing to fuse.
 bool mentionsKiln(const std::string &path) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
-  return !buffer || (*buffer)->getBuffer().contains_insensitive("kiln");
+  if (!buffer)
+    return true; // let the frontend report it
+  llvm::StringRef text = (*buffer)->getBuffer();
+  return text.contains("kiln") || text.contains("KILN");
 }
 
 } // namespace

@@ -103,7 +103,6 @@ int runStages(const SourceJob &job, const DriverOptions &opts, const Toolchain &
     table.ptx = &compiled.ptx;
     table.fatbin = &compiled.fatbin;
     table.withHost = !compiled.hostObject.empty();
-    out.cpp += "#line 1 \"<kiln kernel table>\"\n";
     out.cpp += rewrite::emitKernelTable(table);
   }
   return ExitSuccess;
