@@ -10,8 +10,12 @@ cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_
   -DKILN_CUDA_ARCHS=sm_90 >/dev/null
 ninja -C "$build" -j2
 rm -rf .carry && mkdir -p .carry/bin
-find "$build/test/unit" "$build/examples" "$build/benchmarks" -maxdepth 2 -type f -perm -u+x \
-  \( -name 'unit_*' -o -name 'example_*' -o -name 'bench_*' \) -exec cp {} .carry/bin/ \;
+find "$build/test/unit" "$build/test/e2e" "$build/benchmarks" -maxdepth 2 -type f -perm -u+x \
+  \( -name 'unit_*' -o -name 'e2e_*' -o -name 'bench_*' \) -exec cp {} .carry/bin/ \;
+for src in examples/*.cpp; do # examples are built as <name>
+  name=$(basename "$src" .cpp)
+  cp "$build/examples/$name" ".carry/bin/example_$name"
+done
 strip .carry/bin/* 2>/dev/null || true
 du -sh .carry
 ls .carry/bin

@@ -22,13 +22,13 @@ export KILN_DEVICE=${KILN_DEVICE:-cuda}
 for t in "$bin"/unit_*; do
   [ -x "$t" ] && run "$(basename "$t")" "$t" --gtest_brief=1
 done
-for e in "$bin"/example_*; do
+for e in "$bin"/example_* "$bin"/e2e_*; do
   [ -x "$e" ] && run "$(basename "$e")" "$e"
 done
 
 # Memory errors in GPU code: memcheck on the examples and the GPU unit tests.
 if command -v compute-sanitizer >/dev/null; then
-  for e in "$bin"/example_*; do
+  for e in "$bin"/example_* "$bin"/e2e_*; do
     [ -x "$e" ] && run "memcheck.$(basename "$e")" compute-sanitizer --tool memcheck --error-exitcode 9 "$e"
   done
   for t in "$bin"/unit_runtime_launch_test "$bin"/unit_runtime_transfer_test "$bin"/unit_runtime_copy_cast_test; do

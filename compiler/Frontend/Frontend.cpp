@@ -180,7 +180,8 @@ public:
         if (fuse && fd->getDescribedFunctionTemplate() == nullptr && !fd->getPrimaryTemplate())
           error(fd->getLocation(), "KILN_FUSE on a member of a class template or a generic lambda is not "
                                    "supported yet; use a function template");
-        else if (fuse) checkFuseBody(fd, diags_);
+        // Patterns are checked through their instantiations, where calls
+        // are resolved.
         continue;
       }
       if (fd->isTemplateInstantiation()) {

@@ -92,6 +92,7 @@ public:
         return true;
       }
     }
+    if (!fd && call->isTypeDependent()) return true; // resolved per instantiation
     if (!fd) {
       error(loc, "a call through a function pointer is not supported in a KILN_FUSE function");
       return true;

@@ -10,7 +10,10 @@ namespace kiln::rewrite {
 unsigned contigVectorWidth(const frontend::KernelDecl &k) {
   unsigned widest = 1;
   for (const auto *list : {&k.inputs, &k.outputs})
-    for (frontend::ElementType t : *list) widest = std::max(widest, frontend::byteSize(t));
+    for (frontend::ElementType t : *list) {
+      if (frontend::kindOf(t) == frontend::TypeKind::Complex) return 1; // complex: scalar accesses
+      widest = std::max(widest, frontend::byteSize(t));
+    }
   return 16 / widest;
 }
 

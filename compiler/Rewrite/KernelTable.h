@@ -23,7 +23,8 @@ struct KernelTableInput {
 };
 
 /// Elements per vector access of a kernel's `_contig` variant: 16 bytes over
-/// the widest operand (the rule of the variant generator).
+/// the widest operand, 1 with a complex operand (the variant generator's rule,
+/// kiln::pipeline::contigVectorWidth).
 unsigned contigVectorWidth(const frontend::KernelDecl &k);
 
 /// C++ source defining every kernel (appended after the user's code).

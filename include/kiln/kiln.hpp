@@ -19,8 +19,16 @@
 #include "kiln/shape.hpp"
 #include "kiln/stream.hpp"
 
+// The markers are attributes kilnc (a clang tool) reads; other compilers see
+// nothing, so a file compiles everywhere (without kilnc, array code runs on
+// the eager runtime).
+#if defined(__clang__)
 /// Marks a function (or function template) whose body kilnc compiles into as
 /// few fused kernels as the data flow allows.
 #define KILN_FUSE [[clang::annotate("kiln.fuse")]]
 /// Marks a `void` function of scalar C++ that kilnc compiles as a raw kernel.
 #define KILN_RAWKERNEL [[clang::annotate("kiln.rawkernel")]]
+#else
+#define KILN_FUSE
+#define KILN_RAWKERNEL
+#endif

@@ -63,12 +63,12 @@ void launch_elementwise(const fused_kernel &k, std::span<const array_base *const
 /// compiler also applies (bool as one byte; integers that fit int32 as
 /// int32, other integers as int64; float; other floating types as double;
 /// std::complex<float|double>), stored in place.
-struct scalar_value {
+struct fused_scalar {
   alignas(16) unsigned char bytes[16];
 };
 
-template <class S> scalar_value scalar(const S &v) {
-  scalar_value out{};
+template <class S> fused_scalar scalar(const S &v) {
+  fused_scalar out{};
   auto put = [&](const auto &x) { std::memcpy(out.bytes, &x, sizeof(x)); };
   if constexpr (std::is_same_v<S, bool>) put(static_cast<std::uint8_t>(v));
   else if constexpr (std::is_integral_v<S>) {
@@ -87,10 +87,10 @@ inline const array_base *in(const array_base &a) noexcept { return &a; }
 /// The form kilnc's rewritten code calls: one output of element type Out.
 template <element Out>
 array<Out> call_fused(const fused_kernel &k, std::initializer_list<const array_base *> inputs,
-                      std::initializer_list<scalar_value> scalars) {
+                      std::initializer_list<fused_scalar> scalars) {
   const void *scalarPtrs[16];
   std::size_t ns = 0;
-  for (const scalar_value &s : scalars) {
+  for (const fused_scalar &s : scalars) {
     if (ns == 16) throw value_error("kiln: a fused kernel takes at most 16 scalar operands");
     scalarPtrs[ns++] = s.bytes;
   }

@@ -12,4 +12,4 @@ KILN_FUSE kiln::array<float> f(const kiln::array<float> &x, int n) {
 }
 // CHECK: call.cpp:10:3: error: call to 'helper' is not supported in a KILN_FUSE function; only Kiln array operations and scalar arithmetic can be fused
 // CHECK-NEXT: helper(n);
-// CHECK-NEXT: {{^}}  ^
+// CHECK-NEXT: {{^ +\| +\^$}}

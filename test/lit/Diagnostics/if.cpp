@@ -12,4 +12,4 @@ KILN_FUSE kiln::array<float> f(const kiln::array<float> &x, int n) {
 }
 // CHECK: if.cpp:10:3: error: control flow ('if') is not supported in a KILN_FUSE function; select elementwise with kiln::where
 // CHECK-NEXT: if (n > 1) n
-// CHECK-NEXT: {{^}}  ^
+// CHECK-NEXT: {{^ +\| +\^$}}

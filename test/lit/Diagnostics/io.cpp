@@ -12,4 +12,4 @@ KILN_FUSE kiln::array<float> f(const kiln::array<float> &x, int n) {
 }
 // CHECK: io.cpp:10:3: error: input/output ('printf') is not supported in a KILN_FUSE function
 // CHECK-NEXT: printf("%d\n", n);
-// CHECK-NEXT: {{^}}  ^
+// CHECK-NEXT: {{^ +\| +\^$}}

@@ -12,4 +12,4 @@ KILN_FUSE kiln::array<float> f(const kiln::array<float> &x, int n) {
 }
 // CHECK: loop.cpp:10:3: error: loops ('for') are not supported in a KILN_FUSE function
 // CHECK-NEXT: for (int i =
-// CHECK-NEXT: {{^}}  ^
+// CHECK-NEXT: {{^ +\| +\^$}}

@@ -3,4 +3,4 @@
 #include <kiln/kiln.hpp>
 
 KILN_FUSE kiln::array<float> f(const kiln::array<float> &x) { return x + undefined_name; }
-// CHECK: syntax-error.cpp:5:73: error: use of undeclared identifier 'undefined_name'
+// CHECK: syntax-error.cpp:5:74: error: use of undeclared identifier 'undefined_name'

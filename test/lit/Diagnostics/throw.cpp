@@ -12,4 +12,4 @@ KILN_FUSE kiln::array<float> f(const kiln::array<float> &x, int n) {
 }
 // CHECK: throw.cpp:10:3: error: exceptions ('throw') are not supported in a KILN_FUSE function
 // CHECK-NEXT: throw 1;
-// CHECK-NEXT: {{^}}  ^
+// CHECK-NEXT: {{^ +\| +\^$}}

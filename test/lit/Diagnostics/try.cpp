@@ -12,4 +12,4 @@ KILN_FUSE kiln::array<float> f(const kiln::array<float> &x, int n) {
 }
 // CHECK: try.cpp:10:3: error: exceptions ('try') are not supported in a KILN_FUSE function
 // CHECK-NEXT: try { n = 2;
-// CHECK-NEXT: {{^}}  ^
+// CHECK-NEXT: {{^ +\| +\^$}}

@@ -12,4 +12,4 @@ KILN_FUSE kiln::array<float> f(const kiln::array<float> &x, int n) {
 }
 // CHECK: while.cpp:10:3: error: loops ('while') are not supported in a KILN_FUSE function
 // CHECK-NEXT: while (n > 0
-// CHECK-NEXT: {{^}}  ^
+// CHECK-NEXT: {{^ +\| +\^$}}

@@ -20,7 +20,7 @@ int main() {
   auto z = x * y + 1.0f;
   return static_cast<int>((z - x).item() == 0.0f);
 }
-// CHECK-DAG: squared_diff {{.*}}2 ops
+// CHECK-DAG: squared_diff {{.*}}3 ops
 // CHECK-DAG: mixed {{.*}}2 ops
 // CHECK-DAG: mixed {{.*}}2 ops
 // CHECK-DAG: main {{.*}}2 ops
