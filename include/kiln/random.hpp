@@ -1,4 +1,5 @@
-//===- kiln/random.hpp - Random numbers (Philox4x32-10) ----------*- C++ -*-===//
+//===- kiln/random.hpp - Random numbers (Philox4x32-10) ----------*- C++
+//-*-===//
 //
 // kiln::random::default_rng(seed) gives a generator of counter-based
 // Philox4x32-10 draws: element i of a call uses counter (offset + i) under a
@@ -21,8 +22,8 @@ enum class distribution { uniform, normal, integers };
 /// Fills a new C-contiguous array of dtype `t` on `dev` with draws from
 /// counter `offset` on; checks the arguments (value_error).
 array_base draw(distribution dist, kiln::dtype t, const shape &s, device dev,
-                std::uint64_t seed, std::uint64_t offset, double mean, double std,
-                std::int64_t low, std::int64_t high);
+                std::uint64_t seed, std::uint64_t offset, double mean,
+                double std, std::int64_t low, std::int64_t high);
 } // namespace detail
 
 /// Element types of random() and normal().
@@ -30,8 +31,9 @@ template <class T>
 concept real_floating = std::is_same_v<T, float> || std::is_same_v<T, double>;
 /// Element types of integers().
 template <class T>
-concept random_integer = std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t> ||
-                         std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
+concept random_integer =
+    std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t> ||
+    std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
 
 /// A stream of random numbers. Each call draws size() numbers and advances
 /// the generator's offset by that many counters. Not thread-safe: give each
@@ -41,19 +43,25 @@ public:
   explicit generator(std::uint64_t seed) noexcept : seed_(seed) {}
 
   /// Uniform in [0, 1).
-  template <real_floating T> array<T> random(const shape &s, device dev = current_device()) {
-    return array<T>(next(detail::distribution::uniform, dtype_of<T>, s, dev, 0, 1, 0, 0));
+  template <real_floating T>
+  array<T> random(const shape &s, device dev = current_device()) {
+    return array<T>(
+        next(detail::distribution::uniform, dtype_of<T>, s, dev, 0, 1, 0, 0));
   }
   /// Normal (Box-Muller) with mean `mean` and standard deviation `std`
   /// (value_error "scale < 0" for a negative std).
   template <real_floating T>
-  array<T> normal(const shape &s, T mean = T(0), T std = T(1), device dev = current_device()) {
-    return array<T>(next(detail::distribution::normal, dtype_of<T>, s, dev, mean, std, 0, 0));
+  array<T> normal(const shape &s, T mean = T(0), T std = T(1),
+                  device dev = current_device()) {
+    return array<T>(next(detail::distribution::normal, dtype_of<T>, s, dev,
+                         mean, std, 0, 0));
   }
   /// Integers in [low, high) (value_error "low >= high" when empty).
   template <random_integer T>
-  array<T> integers(T low, T high, const shape &s, device dev = current_device()) {
-    return array<T>(next(detail::distribution::integers, dtype_of<T>, s, dev, 0, 1, low, high));
+  array<T> integers(T low, T high, const shape &s,
+                    device dev = current_device()) {
+    return array<T>(next(detail::distribution::integers, dtype_of<T>, s, dev, 0,
+                         1, low, high));
   }
 
   std::uint64_t seed() const noexcept { return seed_; }
@@ -63,9 +71,11 @@ public:
   void set_offset(std::uint64_t offset) noexcept { offset_ = offset; }
 
 private:
-  array_base next(detail::distribution dist, kiln::dtype t, const shape &s, device dev,
-                  double mean, double std, std::int64_t low, std::int64_t high) {
-    array_base a = detail::draw(dist, t, s, dev, seed_, offset_, mean, std, low, high);
+  array_base next(detail::distribution dist, kiln::dtype t, const shape &s,
+                  device dev, double mean, double std, std::int64_t low,
+                  std::int64_t high) {
+    array_base a =
+        detail::draw(dist, t, s, dev, seed_, offset_, mean, std, low, high);
     offset_ += static_cast<std::uint64_t>(a.size());
     return a;
   }

@@ -11,10 +11,12 @@
 
 namespace kiln {
 
-array_base array_base::from_parts(allocation storage, kiln::dtype t, kiln::device dev,
-                                  kiln::shape shape, kiln::shape strides, std::int64_t offset) {
+array_base array_base::from_parts(allocation storage, kiln::dtype t,
+                                  kiln::device dev, kiln::shape shape,
+                                  kiln::shape strides, std::int64_t offset) {
   if (static_cast<unsigned>(t) > static_cast<unsigned>(kiln::dtype::complex128))
-    throw value_error("invalid dtype code " + std::to_string(static_cast<unsigned>(t)));
+    throw value_error("invalid dtype code " +
+                      std::to_string(static_cast<unsigned>(t)));
   array_base a;
   a.storage_ = std::move(storage);
   a.dtype_ = t;
@@ -58,12 +60,15 @@ std::int64_t checked_nbytes(kiln::dtype t, const kiln::shape &s) {
 
 } // namespace
 
-array_base allocate(kiln::dtype t, const kiln::shape &s, device dev, const stream &st) {
+array_base allocate(kiln::dtype t, const kiln::shape &s, device dev,
+                    const stream &st) {
   std::int64_t nbytes = checked_nbytes(t, s);
   allocation mem;
   if (nbytes > 0)
-    mem = get_default_memory_pool(dev).allocate(static_cast<std::size_t>(nbytes), st);
-  return array_base::from_parts(std::move(mem), t, dev, s, contiguous_strides(s), 0);
+    mem = get_default_memory_pool(dev).allocate(
+        static_cast<std::size_t>(nbytes), st);
+  return array_base::from_parts(std::move(mem), t, dev, s,
+                                contiguous_strides(s), 0);
 }
 
 array_base empty(kiln::dtype t, const shape &s, device dev) {
@@ -77,23 +82,26 @@ array_base wrap(void *ptr, kiln::dtype t, const shape &s, device dev,
   std::int64_t nbytes = checked_nbytes(t, s);
   check_device(dev);
   if (!ptr && nbytes > 0)
-    throw value_error("wrap: a null pointer for an array of " + to_string(s) + " elements");
+    throw value_error("wrap: a null pointer for an array of " + to_string(s) +
+                      " elements");
   // Aliasing constructor: shares ownership with `owner` (possibly none) and
   // points at `ptr`.
   allocation storage(std::move(owner), ptr);
-  return array_base::from_parts(std::move(storage), t, dev, s, contiguous_strides(s), 0);
+  return array_base::from_parts(std::move(storage), t, dev, s,
+                                contiguous_strides(s), 0);
 }
 
 void check_same_device(device a, device b) {
   if (!(a == b))
-    throw device_error("arrays are on different devices: " + a.str() + " and " + b.str());
+    throw device_error("arrays are on different devices: " + a.str() + " and " +
+                       b.str());
 }
 
 void check_stream(device dev, const stream &s) {
   device sd = s.get_device();
   if (dev.is_cuda() && !(sd == dev))
-    throw device_error("a stream of " + sd.str() + " cannot run work on an array of " +
-                       dev.str());
+    throw device_error("a stream of " + sd.str() +
+                       " cannot run work on an array of " + dev.str());
 }
 
 std::pair<const char *, const char *> byte_extent(const array_base &x) {

@@ -15,7 +15,8 @@
 namespace kiln::detail {
 
 /// A C-contiguous array of `s` on `dev`, its memory allocated for use on `st`.
-array_base allocate(kiln::dtype t, const kiln::shape &s, device dev, const stream &st);
+array_base allocate(kiln::dtype t, const kiln::shape &s, device dev,
+                    const stream &st);
 
 /// device_error unless a and b are the same device.
 void check_same_device(device a, device b);

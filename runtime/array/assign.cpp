@@ -30,17 +30,19 @@ array_base broadcast_for_assign(const array_base &src, const shape &target) {
     }
   }
   if (!ok)
-    throw shape_error("could not broadcast input array from shape " + to_string(from) +
-                      " into shape " + to_string(target));
-  return array_base::from_parts(src.storage(), src.dtype(), src.device(), target, std::move(st),
-                                src.offset());
+    throw shape_error("could not broadcast input array from shape " +
+                      to_string(from) + " into shape " + to_string(target));
+  return array_base::from_parts(src.storage(), src.dtype(), src.device(),
+                                target, std::move(st), src.offset());
 }
 
 /// dst = src, same shape and device, no overlap.
-void assign_checked(const array_base &dst, const array_base &src, const stream &s) {
+void assign_checked(const array_base &dst, const array_base &src,
+                    const stream &s) {
   if (dst.size() == 0)
     return;
-  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
+  if (dst.dtype() == src.dtype() && dst.is_contiguous() &&
+      src.is_contiguous()) {
     std::size_t nbytes = static_cast<std::size_t>(dst.nbytes());
     if (dst.device().is_host()) {
       std::memcpy(dst.data(), src.data(), nbytes);
@@ -65,7 +67,8 @@ void assign(const array_base &dst, const array_base &src, const stream &s) {
   if (dst.size() == 0)
     return;
   if (may_overlap(dst, b)) {
-    if (dst.data() == b.data() && dst.strides() == b.strides() && dst.dtype() == b.dtype())
+    if (dst.data() == b.data() && dst.strides() == b.strides() &&
+        dst.dtype() == b.dtype())
       return; // x[...] = x
     array_base tmp = allocate(b.dtype(), b.shape(), b.device(), s);
     assign_checked(tmp, b, s);

@@ -30,15 +30,25 @@ DLDataType dl_dtype(kiln::dtype t) {
   d.lanes = 1;
   d.bits = static_cast<std::uint8_t>(itemsize(t) * 8);
   switch (t) {
-  case kiln::dtype::bool_: d.code = kDLBool; break;
+  case kiln::dtype::bool_:
+    d.code = kDLBool;
+    break;
   case kiln::dtype::int8:
   case kiln::dtype::int32:
-  case kiln::dtype::int64: d.code = kDLInt; break;
-  case kiln::dtype::uint8: d.code = kDLUInt; break;
+  case kiln::dtype::int64:
+    d.code = kDLInt;
+    break;
+  case kiln::dtype::uint8:
+    d.code = kDLUInt;
+    break;
   case kiln::dtype::float32:
-  case kiln::dtype::float64: d.code = kDLFloat; break;
+  case kiln::dtype::float64:
+    d.code = kDLFloat;
+    break;
   case kiln::dtype::complex64:
-  case kiln::dtype::complex128: d.code = kDLComplex; break;
+  case kiln::dtype::complex128:
+    d.code = kDLComplex;
+    break;
   }
   return d;
 }
@@ -74,19 +84,23 @@ kiln::dtype kiln_dtype(DLDataType d) {
       if (d.bits == 128)
         return kiln::dtype::complex128;
       break;
-    default: break;
+    default:
+      break;
     }
   }
-  throw value_error("unsupported DLPack dtype (code " + std::to_string(d.code) + ", bits " +
-                    std::to_string(d.bits) + ", lanes " + std::to_string(d.lanes) + ")");
+  throw value_error("unsupported DLPack dtype (code " + std::to_string(d.code) +
+                    ", bits " + std::to_string(d.bits) + ", lanes " +
+                    std::to_string(d.lanes) + ")");
 }
 
 device kiln_device(DLDevice d) {
   switch (d.device_type) {
   case kDLCPU:
-  case kDLCUDAHost: return device::host();
+  case kDLCUDAHost:
+    return device::host();
   case kDLCUDA:
-  case kDLCUDAManaged: return device::cuda(d.device_id);
+  case kDLCUDAManaged:
+    return device::cuda(d.device_id);
   default:
     throw device_error("unsupported DLPack device type " +
                        std::to_string(static_cast<int>(d.device_type)));
@@ -120,22 +134,28 @@ array_base from_dlpack(DLManagedTensor *t) {
   device dev = kiln_device(dl.device);
   check_device(dev);
   if (dl.ndim < 0 || (dl.ndim > 0 && !dl.shape))
-    throw value_error("from_dlpack: invalid shape (ndim " + std::to_string(dl.ndim) + ")");
-  kiln::shape sh(std::span<const std::int64_t>(dl.shape, static_cast<std::size_t>(dl.ndim)));
+    throw value_error("from_dlpack: invalid shape (ndim " +
+                      std::to_string(dl.ndim) + ")");
+  kiln::shape sh(std::span<const std::int64_t>(
+      dl.shape, static_cast<std::size_t>(dl.ndim)));
   for (std::int64_t d : sh)
     if (d < 0)
-      throw value_error("from_dlpack: negative dimension in shape " + to_string(sh));
-  kiln::shape st = dl.strides ? kiln::shape(std::span<const std::int64_t>(
-                                    dl.strides, static_cast<std::size_t>(dl.ndim)))
-                              : contiguous_strides(sh);
+      throw value_error("from_dlpack: negative dimension in shape " +
+                        to_string(sh));
+  kiln::shape st = dl.strides
+                       ? kiln::shape(std::span<const std::int64_t>(
+                             dl.strides, static_cast<std::size_t>(dl.ndim)))
+                       : contiguous_strides(sh);
   if (!dl.data && sh.numel() > 0)
-    throw value_error("from_dlpack: null data for a tensor of shape " + to_string(sh));
+    throw value_error("from_dlpack: null data for a tensor of shape " +
+                      to_string(sh));
   void *first = static_cast<char *>(dl.data) + dl.byte_offset;
   allocation storage(first, [t](void *) {
     if (t->deleter)
       t->deleter(t);
   });
-  return array_base::from_parts(std::move(storage), dt, dev, std::move(sh), std::move(st), 0);
+  return array_base::from_parts(std::move(storage), dt, dev, std::move(sh),
+                                std::move(st), 0);
 }
 
 } // namespace kiln::detail

@@ -19,7 +19,9 @@ namespace kiln::detail {
 namespace {
 
 CUdeviceptr dptr(const void *p) { return reinterpret_cast<CUdeviceptr>(p); }
-CUstream native(const stream &s) { return static_cast<CUstream>(s.native_handle()); }
+CUstream native(const stream &s) {
+  return static_cast<CUstream>(s.native_handle());
+}
 
 void sync_stream(const cuda::driver_api &api, const stream &s) {
   KILN_CU(api, cuStreamSynchronize, native(s));
@@ -27,7 +29,8 @@ void sync_stream(const cuda::driver_api &api, const stream &s) {
 
 /// Copies `x` (on a GPU) to another GPU, contiguous on `dev`, queued on `s`
 /// (a stream of `dev`).
-array_base gpu_to_gpu(const array_base &x, device dev, const stream &s, bool &must_sync) {
+array_base gpu_to_gpu(const array_base &x, device dev, const stream &s,
+                      bool &must_sync) {
   const cuda::driver_api &api = cuda::require_driver();
   const int from = x.device().index(), to = dev.index();
   const stream src_stream = stream::current(x.device());
@@ -47,25 +50,28 @@ array_base gpu_to_gpu(const array_base &x, device dev, const stream &s, bool &mu
     ready.record(src_stream);
     ready.wait(s);
     cuda::make_current(to);
-    KILN_CU(api, cuMemcpyPeerAsync, dptr(out.data()), cuda::primary_context(to), dptr(src.data()),
-            cuda::primary_context(from), nbytes, native(s));
+    KILN_CU(api, cuMemcpyPeerAsync, dptr(out.data()), cuda::primary_context(to),
+            dptr(src.data()), cuda::primary_context(from), nbytes, native(s));
     return out;
   }
   // No peer access: device -> pinned host -> device.
   allocation staging = get_default_pinned_memory_pool().allocate(
       nbytes, stream::default_stream(device::host()));
   cuda::make_current(from);
-  KILN_CU(api, cuMemcpyDtoHAsync, staging.get(), dptr(src.data()), nbytes, native(src_stream));
+  KILN_CU(api, cuMemcpyDtoHAsync, staging.get(), dptr(src.data()), nbytes,
+          native(src_stream));
   sync_stream(api, src_stream);
   cuda::make_current(to);
-  KILN_CU(api, cuMemcpyHtoDAsync, dptr(out.data()), staging.get(), nbytes, native(s));
+  KILN_CU(api, cuMemcpyHtoDAsync, dptr(out.data()), staging.get(), nbytes,
+          native(s));
   must_sync = true; // the staging buffer dies when we return
   return out;
 }
 
 } // namespace
 
-void copy_to_host(const array_base &x, void *host, const stream &s, bool async) {
+void copy_to_host(const array_base &x, void *host, const stream &s,
+                  bool async) {
   if (x.size() == 0)
     return;
   if (!host)
@@ -74,7 +80,8 @@ void copy_to_host(const array_base &x, void *host, const stream &s, bool async) 
     if (x.is_contiguous()) {
       std::memcpy(host, x.data(), static_cast<std::size_t>(x.nbytes()));
     } else {
-      array_base dst = wrap(host, x.dtype(), x.shape(), device::host(), nullptr);
+      array_base dst =
+          wrap(host, x.dtype(), x.shape(), device::host(), nullptr);
       kernels::copy_cast(dst, x, s);
     }
     return;
@@ -89,13 +96,14 @@ void copy_to_host(const array_base &x, void *host, const stream &s, bool async) 
     src = allocate(x.dtype(), x.shape(), x.device(), s);
     kernels::copy_cast(src, x, s);
   }
-  KILN_CU(api, cuMemcpyDtoHAsync, host, dptr(src.data()), static_cast<std::size_t>(x.nbytes()),
-          native(s));
+  KILN_CU(api, cuMemcpyDtoHAsync, host, dptr(src.data()),
+          static_cast<std::size_t>(x.nbytes()), native(s));
   if (!async)
     sync_stream(api, s);
 }
 
-void copy_from_host(const array_base &x, const void *host, const stream &s, bool async) {
+void copy_from_host(const array_base &x, const void *host, const stream &s,
+                    bool async) {
   if (x.size() == 0)
     return;
   if (!host)
@@ -104,8 +112,8 @@ void copy_from_host(const array_base &x, const void *host, const stream &s, bool
     if (x.is_contiguous()) {
       std::memmove(x.data(), host, static_cast<std::size_t>(x.nbytes()));
     } else {
-      array_base src =
-          wrap(const_cast<void *>(host), x.dtype(), x.shape(), device::host(), nullptr);
+      array_base src = wrap(const_cast<void *>(host), x.dtype(), x.shape(),
+                            device::host(), nullptr);
       assign(x, src, s);
     }
     return;
@@ -141,7 +149,8 @@ array_base to_device(const array_base &x, device dev, const stream &s) {
     copy_from_host(out, src.data(), s, false);
     return out;
   }
-  if (dev.is_host()) { // D2H on s (a stream of x's GPU); host arrays are always ready
+  if (dev.is_host()) { // D2H on s (a stream of x's GPU); host arrays are always
+                       // ready
     array_base out = allocate(x.dtype(), x.shape(), dev, stream::current(dev));
     copy_to_host(x, out.data(), s, false);
     return out;

@@ -27,7 +27,8 @@ std::string shape_text_with_unknown(const shape &s) {
 
 /// NumPy's _attempt_nocopy_reshape: the strides of `new_shape` over x's
 /// memory, or false when x's layout cannot express it without a copy.
-bool nocopy_strides(const array_base &x, const shape &new_shape, shape &new_strides) {
+bool nocopy_strides(const array_base &x, const shape &new_shape,
+                    shape &new_strides) {
   shape od, os; // x without its length-1 axes
   for (std::size_t i = 0; i < x.shape().size(); ++i)
     if (x.shape()[i] != 1) {
@@ -62,7 +63,8 @@ bool nocopy_strides(const array_base &x, const shape &new_shape, shape &new_stri
 
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t ndim) {
   if (axis < -ndim || axis >= ndim)
-    throw index_error("axis " + std::to_string(axis) + " is out of bounds for array of dimension " +
+    throw index_error("axis " + std::to_string(axis) +
+                      " is out of bounds for array of dimension " +
                       std::to_string(ndim));
   return axis < 0 ? axis + ndim : axis;
 }
@@ -87,12 +89,12 @@ array_base reshape(const array_base &x, const shape &s) {
   const std::int64_t n = x.size();
   if (unknown >= 0) {
     if (known == 0 || n % known != 0)
-      throw shape_error("cannot reshape array of size " + std::to_string(n) + " into shape " +
-                        shape_text_with_unknown(s));
+      throw shape_error("cannot reshape array of size " + std::to_string(n) +
+                        " into shape " + shape_text_with_unknown(s));
     target[static_cast<std::size_t>(unknown)] = n / known;
   } else if (known != n) {
-    throw shape_error("cannot reshape array of size " + std::to_string(n) + " into shape " +
-                      to_string(s));
+    throw shape_error("cannot reshape array of size " + std::to_string(n) +
+                      " into shape " + to_string(s));
   }
 
   shape strides;
@@ -103,8 +105,9 @@ array_base reshape(const array_base &x, const shape &s) {
     return array_base::from_parts(c.storage(), c.dtype(), c.device(), target,
                                   contiguous_strides(target), c.offset());
   }
-  return array_base::from_parts(x.storage(), x.dtype(), x.device(), std::move(target),
-                                std::move(strides), x.offset());
+  return array_base::from_parts(x.storage(), x.dtype(), x.device(),
+                                std::move(target), std::move(strides),
+                                x.offset());
 }
 
 array_base transpose(const array_base &x, std::span<const std::int64_t> axes) {
@@ -130,15 +133,16 @@ array_base transpose(const array_base &x, std::span<const std::int64_t> axes) {
     sh.push_back(x.shape()[static_cast<std::size_t>(a)]);
     st.push_back(x.strides()[static_cast<std::size_t>(a)]);
   }
-  return array_base::from_parts(x.storage(), x.dtype(), x.device(), std::move(sh), std::move(st),
-                                x.offset());
+  return array_base::from_parts(x.storage(), x.dtype(), x.device(),
+                                std::move(sh), std::move(st), x.offset());
 }
 
 array_base slice(const array_base &x, std::span<const slice_arg> args) {
   const std::int64_t nd = x.ndim();
   if (static_cast<std::int64_t>(args.size()) > nd)
-    throw index_error("too many indices for array: array is " + std::to_string(nd) +
-                      "-dimensional, but " + std::to_string(args.size()) + " were indexed");
+    throw index_error("too many indices for array: array is " +
+                      std::to_string(nd) + "-dimensional, but " +
+                      std::to_string(args.size()) + " were indexed");
   shape sh, st;
   std::int64_t offset = x.offset();
   bool empty_result = false;
@@ -152,8 +156,9 @@ array_base slice(const array_base &x, std::span<const slice_arg> args) {
     if (const auto *idx = std::get_if<std::int64_t>(&args[i].get())) {
       std::int64_t k = *idx;
       if (k < -len || k >= len)
-        throw index_error("index " + std::to_string(k) + " is out of bounds for axis " +
-                          std::to_string(i) + " with size " + std::to_string(len));
+        throw index_error("index " + std::to_string(k) +
+                          " is out of bounds for axis " + std::to_string(i) +
+                          " with size " + std::to_string(len));
       if (k < 0)
         k += len;
       offset += k * stride;
@@ -199,9 +204,10 @@ array_base slice(const array_base &x, std::span<const slice_arg> args) {
     st.push_back(stride * step);
   }
   if (empty_result)
-    offset = x.offset(); // no element is addressed; keep the offset in the buffer
-  return array_base::from_parts(x.storage(), x.dtype(), x.device(), std::move(sh), std::move(st),
-                                offset);
+    offset =
+        x.offset(); // no element is addressed; keep the offset in the buffer
+  return array_base::from_parts(x.storage(), x.dtype(), x.device(),
+                                std::move(sh), std::move(st), offset);
 }
 
 array_base broadcast_to(const array_base &x, const shape &s) {
@@ -209,7 +215,8 @@ array_base broadcast_to(const array_base &x, const shape &s) {
     if (d < 0)
       throw value_error("all elements of broadcast shape must be non-negative");
   if (s.size() < x.shape().size())
-    throw value_error("input operand has more dimensions than allowed by the axis remapping");
+    throw value_error(
+        "input operand has more dimensions than allowed by the axis remapping");
   const std::size_t lead = s.size() - x.shape().size();
   shape st = shape::filled(s.size(), 0);
   for (std::size_t i = 0; i < x.shape().size(); ++i) {
@@ -219,11 +226,13 @@ array_base broadcast_to(const array_base &x, const shape &s) {
     else if (have == 1)
       st[lead + i] = 0;
     else
-      throw shape_error("operands could not be broadcast together with remapped shapes "
-                        "[original->remapped]: " +
-                        to_string(x.shape()) + " and requested shape " + to_string(s));
+      throw shape_error(
+          "operands could not be broadcast together with remapped shapes "
+          "[original->remapped]: " +
+          to_string(x.shape()) + " and requested shape " + to_string(s));
   }
-  return array_base::from_parts(x.storage(), x.dtype(), x.device(), s, std::move(st), x.offset());
+  return array_base::from_parts(x.storage(), x.dtype(), x.device(), s,
+                                std::move(st), x.offset());
 }
 
 } // namespace kiln::detail

@@ -20,15 +20,11 @@
 
 namespace kiln::detail::kernels {
 
-template <class R> struct cplx {
-  R re, im;
-};
+template <class R> struct cplx { R re, im; };
 using complex64_t = cplx<float>;
 using complex128_t = cplx<double>;
 
-template <class T> struct is_cplx {
-  static constexpr bool value = false;
-};
+template <class T> struct is_cplx { static constexpr bool value = false; };
 template <class R> struct is_cplx<cplx<R>> {
   static constexpr bool value = true;
 };

@@ -43,7 +43,8 @@ struct function_info {
   int multiprocessors;
 };
 
-function_info function_of(const cuda::driver_api &api, int ordinal, const std::string &name) {
+function_info function_of(const cuda::driver_api &api, int ordinal,
+                          const std::string &name) {
   std::lock_guard<std::mutex> lock(cache_mutex);
   module_state &m = modules[ordinal];
   if (!m.module) {
@@ -53,7 +54,8 @@ function_info function_of(const cuda::driver_api &api, int ordinal, const std::s
             CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
     m.multiprocessors = std::max(m.multiprocessors, 1);
     CUmodule mod = nullptr;
-    KILN_CU(api, cuModuleLoadData, &mod, static_cast<const void *>(kiln_runtime_kernels));
+    KILN_CU(api, cuModuleLoadData, &mod,
+            static_cast<const void *>(kiln_runtime_kernels));
     m.module = mod;
   }
   auto it = m.functions.find(name);
@@ -64,7 +66,8 @@ function_info function_of(const cuda::driver_api &api, int ordinal, const std::s
       try {
         cuda::check(r, "cuModuleGetFunction");
       } catch (const cuda_error &e) {
-        throw cuda_error(std::string(e.what()) + " (runtime kernel " + name + ")", e.code());
+        throw cuda_error(
+            std::string(e.what()) + " (runtime kernel " + name + ")", e.code());
       }
     }
     it = m.functions.emplace(name, f).first;
@@ -73,14 +76,17 @@ function_info function_of(const cuda::driver_api &api, int ordinal, const std::s
 }
 
 template <class Params>
-void launch(int ordinal, const std::string &name, std::int64_t n, Params &p, void *stream) {
+void launch(int ordinal, const std::string &name, std::int64_t n, Params &p,
+            void *stream) {
   if (n <= 0)
     return;
   const cuda::driver_api &api = cuda::require_driver();
   function_info fi = function_of(api, ordinal, name);
   std::int64_t wanted = (n + block_size - 1) / block_size;
-  std::int64_t cap = static_cast<std::int64_t>(fi.multiprocessors) * blocks_per_sm;
-  unsigned grid = static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, cap));
+  std::int64_t cap =
+      static_cast<std::int64_t>(fi.multiprocessors) * blocks_per_sm;
+  unsigned grid =
+      static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, cap));
   void *args[] = {&p};
   CUresult r = api.cuLaunchKernel(fi.f, grid, 1, 1, block_size, 1, 1, 0,
                                   static_cast<CUstream>(stream), args, nullptr);
@@ -88,7 +94,8 @@ void launch(int ordinal, const std::string &name, std::int64_t n, Params &p, voi
     try {
       cuda::check(r, "cuLaunchKernel");
     } catch (const cuda_error &e) {
-      throw cuda_error(std::string(e.what()) + " (runtime kernel " + name + ")", e.code());
+      throw cuda_error(std::string(e.what()) + " (runtime kernel " + name + ")",
+                       e.code());
     }
   }
 }
@@ -96,7 +103,8 @@ void launch(int ordinal, const std::string &name, std::int64_t n, Params &p, voi
 /// Calls f(byte offset of each operand, inner layout) once per index of the
 /// dimensions beyond max_gpu_rank (once when there are none).
 template <class F>
-void for_each_leading(const loop_layout &l, std::size_t item0, std::size_t item1, F &&f) {
+void for_each_leading(const loop_layout &l, std::size_t item0,
+                      std::size_t item1, F &&f) {
   int rank = l.rank();
   int lead = std::max(0, rank - max_gpu_rank);
   kiln::shape idx = kiln::shape::filled(static_cast<std::size_t>(lead), 0);
@@ -109,8 +117,8 @@ void for_each_leading(const loop_layout &l, std::size_t item0, std::size_t item1
       o0 += idx[d] * l.strides[0][d];
       o1 += idx[d] * l.strides[1][d];
     }
-    f(o0 * static_cast<std::int64_t>(item0), o1 * static_cast<std::int64_t>(item1), lead,
-      inner_n);
+    f(o0 * static_cast<std::int64_t>(item0),
+      o1 * static_cast<std::int64_t>(item1), lead, inner_n);
     int d = lead - 1;
     for (; d >= 0; --d) {
       if (++idx[d] < l.shape[d])
@@ -124,28 +132,39 @@ void for_each_leading(const loop_layout &l, std::size_t item0, std::size_t item1
 
 const char *type_name(dtype t) {
   switch (t) {
-  case dtype::bool_: return "bool";
-  case dtype::int8: return "int8";
-  case dtype::uint8: return "uint8";
-  case dtype::int32: return "int32";
-  case dtype::int64: return "int64";
-  case dtype::float32: return "float32";
-  case dtype::float64: return "float64";
-  case dtype::complex64: return "complex64";
-  case dtype::complex128: return "complex128";
+  case dtype::bool_:
+    return "bool";
+  case dtype::int8:
+    return "int8";
+  case dtype::uint8:
+    return "uint8";
+  case dtype::int32:
+    return "int32";
+  case dtype::int64:
+    return "int64";
+  case dtype::float32:
+    return "float32";
+  case dtype::float64:
+    return "float64";
+  case dtype::complex64:
+    return "complex64";
+  case dtype::complex128:
+    return "complex128";
   }
   return "?";
 }
 
 } // namespace
 
-void copy(int ordinal, const loop_layout &l, void *dst, dtype to, const void *src, dtype from,
-          void *stream) {
+void copy(int ordinal, const loop_layout &l, void *dst, dtype to,
+          const void *src, dtype from, void *stream) {
   if (l.n == 0)
     return;
-  std::string name = std::string("kiln_copy_") + type_name(from) + "_" + type_name(to);
+  std::string name =
+      std::string("kiln_copy_") + type_name(from) + "_" + type_name(to);
   for_each_leading(l, itemsize(to), itemsize(from),
-                   [&](std::int64_t dst_off, std::int64_t src_off, int lead, std::int64_t n) {
+                   [&](std::int64_t dst_off, std::int64_t src_off, int lead,
+                       std::int64_t n) {
                      copy_params p{};
                      p.dst = static_cast<char *>(dst) + dst_off;
                      p.src = static_cast<const char *>(src) + src_off;
@@ -163,29 +182,31 @@ void copy(int ordinal, const loop_layout &l, void *dst, dtype to, const void *sr
                    });
 }
 
-void fill(int ordinal, const loop_layout &l, void *dst, std::size_t itemsize, const void *value,
-          void *stream) {
+void fill(int ordinal, const loop_layout &l, void *dst, std::size_t itemsize,
+          const void *value, void *stream) {
   if (l.n == 0)
     return;
   std::string name = "kiln_fill_" + std::to_string(itemsize);
-  for_each_leading(l, itemsize, 0,
-                   [&](std::int64_t dst_off, std::int64_t, int lead, std::int64_t n) {
-                     fill_params p{};
-                     p.dst = static_cast<char *>(dst) + dst_off;
-                     p.n = n;
-                     p.rank = std::max(l.rank() - lead, 1);
-                     if (l.rank() == 0)
-                       p.shape[0] = 1;
-                     for (int d = lead; d < l.rank(); ++d) {
-                       p.shape[d - lead] = l.shape[d];
-                       p.strides[d - lead] = l.strides[0][d];
-                     }
-                     std::memcpy(p.value, value, itemsize);
-                     launch(ordinal, name, n, p, stream);
-                   });
+  for_each_leading(
+      l, itemsize, 0,
+      [&](std::int64_t dst_off, std::int64_t, int lead, std::int64_t n) {
+        fill_params p{};
+        p.dst = static_cast<char *>(dst) + dst_off;
+        p.n = n;
+        p.rank = std::max(l.rank() - lead, 1);
+        if (l.rank() == 0)
+          p.shape[0] = 1;
+        for (int d = lead; d < l.rank(); ++d) {
+          p.shape[d - lead] = l.shape[d];
+          p.strides[d - lead] = l.strides[0][d];
+        }
+        std::memcpy(p.value, value, itemsize);
+        launch(ordinal, name, n, p, stream);
+      });
 }
 
-void random(int ordinal, void *out, dtype t, std::int64_t n, const draw &d, void *stream) {
+void random(int ordinal, void *out, dtype t, std::int64_t n, const draw &d,
+            void *stream) {
   random_params p{};
   p.out = out;
   p.n = n;
@@ -198,7 +219,8 @@ void random(int ordinal, void *out, dtype t, std::int64_t n, const draw &d, void
   const char *dist = d.dist == distribution::uniform  ? "uniform"
                      : d.dist == distribution::normal ? "normal"
                                                       : "integers";
-  launch(ordinal, std::string("kiln_random_") + dist + "_" + type_name(t), n, p, stream);
+  launch(ordinal, std::string("kiln_random_") + dist + "_" + type_name(t), n, p,
+         stream);
 }
 
 } // namespace kiln::detail::kernels::gpu

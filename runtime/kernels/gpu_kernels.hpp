@@ -13,10 +13,11 @@
 
 namespace kiln::detail::kernels::gpu {
 
-void copy(int ordinal, const loop_layout &l, void *dst, dtype to, const void *src, dtype from,
-          void *stream);
-void fill(int ordinal, const loop_layout &l, void *dst, std::size_t itemsize, const void *value,
-          void *stream);
-void random(int ordinal, void *out, dtype t, std::int64_t n, const draw &d, void *stream);
+void copy(int ordinal, const loop_layout &l, void *dst, dtype to,
+          const void *src, dtype from, void *stream);
+void fill(int ordinal, const loop_layout &l, void *dst, std::size_t itemsize,
+          const void *value, void *stream);
+void random(int ordinal, void *out, dtype t, std::int64_t n, const draw &d,
+            void *stream);
 
 } // namespace kiln::detail::kernels::gpu

@@ -18,22 +18,29 @@
 namespace kiln::detail::kernels {
 namespace {
 
-template <class T> struct tag {
-  using type = T;
-};
+template <class T> struct tag { using type = T; };
 
 /// Calls f(tag<T>{}) with the element type T of dtype `t`.
 template <class F> void visit(dtype t, F &&f) {
   switch (static_cast<code>(t)) {
-  case code::bool_: return f(tag<bool>{});
-  case code::int8: return f(tag<std::int8_t>{});
-  case code::uint8: return f(tag<std::uint8_t>{});
-  case code::int32: return f(tag<std::int32_t>{});
-  case code::int64: return f(tag<std::int64_t>{});
-  case code::float32: return f(tag<float>{});
-  case code::float64: return f(tag<double>{});
-  case code::complex64: return f(tag<complex64_t>{});
-  case code::complex128: return f(tag<complex128_t>{});
+  case code::bool_:
+    return f(tag<bool>{});
+  case code::int8:
+    return f(tag<std::int8_t>{});
+  case code::uint8:
+    return f(tag<std::uint8_t>{});
+  case code::int32:
+    return f(tag<std::int32_t>{});
+  case code::int64:
+    return f(tag<std::int64_t>{});
+  case code::float32:
+    return f(tag<float>{});
+  case code::float64:
+    return f(tag<double>{});
+  case code::complex64:
+    return f(tag<complex64_t>{});
+  case code::complex128:
+    return f(tag<complex128_t>{});
   }
 }
 
@@ -72,8 +79,8 @@ template <class To, class From>
 void host_copy(const loop_layout &l, void *dst_, const void *src_) {
   To *dst = static_cast<To *>(dst_);
   const From *src = static_cast<const From *>(src_);
-  for_each_row(l, [&](std::int64_t o0, std::int64_t o1, std::int64_t n, std::int64_t s0,
-                      std::int64_t s1) {
+  for_each_row(l, [&](std::int64_t o0, std::int64_t o1, std::int64_t n,
+                      std::int64_t s0, std::int64_t s1) {
     To *d = dst + o0;
     const From *s = src + o1;
     if (s0 == 1 && s1 == 1) {
@@ -90,12 +97,13 @@ struct bytes16 {
   std::uint64_t a, b;
 };
 
-template <class T> void host_fill(const loop_layout &l, void *dst_, const void *value) {
+template <class T>
+void host_fill(const loop_layout &l, void *dst_, const void *value) {
   T *dst = static_cast<T *>(dst_);
   T v;
   std::memcpy(&v, value, sizeof(T));
-  for_each_row(l, [&](std::int64_t o0, std::int64_t, std::int64_t n, std::int64_t s0,
-                      std::int64_t) {
+  for_each_row(l, [&](std::int64_t o0, std::int64_t, std::int64_t n,
+                      std::int64_t s0, std::int64_t) {
     T *d = dst + o0;
     for (std::int64_t i = 0; i < n; ++i)
       d[i * s0] = v;
@@ -108,11 +116,13 @@ void host_random(void *out, dtype t, std::int64_t n, const draw &d) {
     if (t == dtype::float32) {
       float *o = static_cast<float *>(out);
       for (std::int64_t i = 0; i < n; ++i)
-        o[i] = draw_uniform_f32(d.offset + static_cast<std::uint64_t>(i), d.seed);
+        o[i] =
+            draw_uniform_f32(d.offset + static_cast<std::uint64_t>(i), d.seed);
     } else {
       double *o = static_cast<double *>(out);
       for (std::int64_t i = 0; i < n; ++i)
-        o[i] = draw_uniform_f64(d.offset + static_cast<std::uint64_t>(i), d.seed);
+        o[i] =
+            draw_uniform_f64(d.offset + static_cast<std::uint64_t>(i), d.seed);
     }
     return;
   case distribution::normal:
@@ -120,11 +130,13 @@ void host_random(void *out, dtype t, std::int64_t n, const draw &d) {
       float *o = static_cast<float *>(out);
       float mean = static_cast<float>(d.mean), sd = static_cast<float>(d.std);
       for (std::int64_t i = 0; i < n; ++i)
-        o[i] = draw_normal_f32(d.offset + static_cast<std::uint64_t>(i), d.seed, mean, sd);
+        o[i] = draw_normal_f32(d.offset + static_cast<std::uint64_t>(i), d.seed,
+                               mean, sd);
     } else {
       double *o = static_cast<double *>(out);
       for (std::int64_t i = 0; i < n; ++i)
-        o[i] = draw_normal_f64(d.offset + static_cast<std::uint64_t>(i), d.seed, d.mean, d.std);
+        o[i] = draw_normal_f64(d.offset + static_cast<std::uint64_t>(i), d.seed,
+                               d.mean, d.std);
     }
     return;
   case distribution::integers:
@@ -134,7 +146,8 @@ void host_random(void *out, dtype t, std::int64_t n, const draw &d) {
         T *o = static_cast<T *>(out);
         for (std::int64_t i = 0; i < n; ++i)
           o[i] = static_cast<T>(
-              draw_integer(d.offset + static_cast<std::uint64_t>(i), d.seed, d.low, d.range));
+              draw_integer(d.offset + static_cast<std::uint64_t>(i), d.seed,
+                           d.low, d.range));
       }
     });
     return;
@@ -149,14 +162,14 @@ void copy_cast(const array_base &dst, const array_base &src, const stream &s) {
     return;
   if (dst.device().is_cuda()) {
     cuda::make_current(dst.device().index());
-    gpu::copy(dst.device().index(), l, dst.data(), dst.dtype(), src.data(), src.dtype(),
-              s.native_handle());
+    gpu::copy(dst.device().index(), l, dst.data(), dst.dtype(), src.data(),
+              src.dtype(), s.native_handle());
     return;
   }
   visit(dst.dtype(), [&](auto to) {
     visit(src.dtype(), [&](auto from) {
-      host_copy<typename decltype(to)::type, typename decltype(from)::type>(l, dst.data(),
-                                                                             src.data());
+      host_copy<typename decltype(to)::type, typename decltype(from)::type>(
+          l, dst.data(), src.data());
     });
   });
 }
@@ -168,15 +181,21 @@ void fill(const array_base &dst, const void *value, const stream &s) {
   std::size_t size = itemsize(dst.dtype());
   if (dst.device().is_cuda()) {
     cuda::make_current(dst.device().index());
-    gpu::fill(dst.device().index(), l, dst.data(), size, value, s.native_handle());
+    gpu::fill(dst.device().index(), l, dst.data(), size, value,
+              s.native_handle());
     return;
   }
   switch (size) {
-  case 1: return host_fill<std::uint8_t>(l, dst.data(), value);
-  case 2: return host_fill<std::uint16_t>(l, dst.data(), value);
-  case 4: return host_fill<std::uint32_t>(l, dst.data(), value);
-  case 8: return host_fill<std::uint64_t>(l, dst.data(), value);
-  default: return host_fill<bytes16>(l, dst.data(), value);
+  case 1:
+    return host_fill<std::uint8_t>(l, dst.data(), value);
+  case 2:
+    return host_fill<std::uint16_t>(l, dst.data(), value);
+  case 4:
+    return host_fill<std::uint32_t>(l, dst.data(), value);
+  case 8:
+    return host_fill<std::uint64_t>(l, dst.data(), value);
+  default:
+    return host_fill<bytes16>(l, dst.data(), value);
   }
 }
 
@@ -186,7 +205,8 @@ void random(const array_base &out, const draw &d, const stream &s) {
     return;
   if (out.device().is_cuda()) {
     cuda::make_current(out.device().index());
-    gpu::random(out.device().index(), out.data(), out.dtype(), n, d, s.native_handle());
+    gpu::random(out.device().index(), out.data(), out.dtype(), n, d,
+                s.native_handle());
     return;
   }
   host_random(out.data(), out.dtype(), n, d);

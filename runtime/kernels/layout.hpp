@@ -15,8 +15,8 @@
 namespace kiln::detail::kernels {
 
 struct loop_layout {
-  std::int64_t n = 0;  ///< elements
-  kiln::shape shape;   ///< merged dimensions, C order (rank 0: one element)
+  std::int64_t n = 0; ///< elements
+  kiln::shape shape;  ///< merged dimensions, C order (rank 0: one element)
   kiln::shape strides[2];
   int rank() const noexcept { return static_cast<int>(shape.size()); }
 };
@@ -37,7 +37,8 @@ inline loop_layout make_layout(const kiln::shape &s, const kiln::shape &a,
       continue;
     if (!rs.empty()) {
       std::size_t last = rs.size() - 1;
-      bool fits = a[k] == ra[last] * rs[last] && (!b || (*b)[k] == rb[last] * rs[last]);
+      bool fits =
+          a[k] == ra[last] * rs[last] && (!b || (*b)[k] == rb[last] * rs[last]);
       if (fits) {
         rs[last] *= s[k];
         continue;

@@ -44,8 +44,8 @@ struct random_params {
   std::int64_t n;
   std::uint64_t seed;
   std::uint64_t offset;
-  double mean; // normal
-  double std;  // normal
+  double mean;         // normal
+  double std;          // normal
   std::int64_t low;    // integers
   std::uint64_t range; // integers: high - low
 };

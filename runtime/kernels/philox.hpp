@@ -34,7 +34,8 @@ KILN_HD std::uint64_t mulhi64(std::uint64_t a, std::uint64_t b) {
 #if defined(__CUDA_ARCH__)
   return __umul64hi(a, b);
 #else
-  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >>
+                                    64);
 #endif
 }
 
@@ -43,9 +44,11 @@ KILN_HD std::uint64_t mulhi64(std::uint64_t a, std::uint64_t b) {
 KILN_HD philox_out philox4x32_10(std::uint64_t ctr, std::uint64_t seed) {
   constexpr std::uint32_t m0 = 0xD2511F53u, m1 = 0xCD9E8D57u;
   constexpr std::uint32_t w0 = 0x9E3779B9u, w1 = 0xBB67AE85u;
-  std::uint32_t c0 = static_cast<std::uint32_t>(ctr), c1 = static_cast<std::uint32_t>(ctr >> 32);
+  std::uint32_t c0 = static_cast<std::uint32_t>(ctr),
+                c1 = static_cast<std::uint32_t>(ctr >> 32);
   std::uint32_t c2 = 0, c3 = 0;
-  std::uint32_t k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
+  std::uint32_t k0 = static_cast<std::uint32_t>(seed),
+                k1 = static_cast<std::uint32_t>(seed >> 32);
   for (int r = 0; r < 10; ++r) {
     if (r) {
       k0 += w0;
@@ -63,7 +66,9 @@ KILN_HD philox_out philox4x32_10(std::uint64_t ctr, std::uint64_t seed) {
 }
 
 /// Uniform in [0, 1): the top 24 bits of a word (float) or 53 bits of two.
-KILN_HD float uniform_f32(std::uint32_t a) { return static_cast<float>(a >> 8) * 0x1p-24f; }
+KILN_HD float uniform_f32(std::uint32_t a) {
+  return static_cast<float>(a >> 8) * 0x1p-24f;
+}
 KILN_HD double uniform_f64(std::uint32_t a, std::uint32_t b) {
   std::uint64_t x = (static_cast<std::uint64_t>(a) << 32) | b;
   return static_cast<double>(x >> 11) * 0x1p-53;
@@ -86,7 +91,8 @@ KILN_HD double draw_uniform_f64(std::uint64_t ctr, std::uint64_t seed) {
 }
 
 /// Box-Muller (cosine branch only; one normal per counter).
-KILN_HD float draw_normal_f32(std::uint64_t ctr, std::uint64_t seed, float mean, float std_) {
+KILN_HD float draw_normal_f32(std::uint64_t ctr, std::uint64_t seed, float mean,
+                              float std_) {
   philox_out o = philox4x32_10(ctr, seed);
   float u1 = uniform_open_f32(o.w[0]), u2 = uniform_f32(o.w[1]);
   constexpr float two_pi = 6.28318530717958647692f;
@@ -97,9 +103,11 @@ KILN_HD float draw_normal_f32(std::uint64_t ctr, std::uint64_t seed, float mean,
 #endif
   return mean + std_ * z;
 }
-KILN_HD double draw_normal_f64(std::uint64_t ctr, std::uint64_t seed, double mean, double std_) {
+KILN_HD double draw_normal_f64(std::uint64_t ctr, std::uint64_t seed,
+                               double mean, double std_) {
   philox_out o = philox4x32_10(ctr, seed);
-  double u1 = uniform_open_f64(o.w[0], o.w[1]), u2 = uniform_f64(o.w[2], o.w[3]);
+  double u1 = uniform_open_f64(o.w[0], o.w[1]),
+         u2 = uniform_f64(o.w[2], o.w[3]);
   constexpr double two_pi = 6.28318530717958647692;
 #if defined(__CUDA_ARCH__)
   double z = sqrt(-2.0 * log(u1)) * cos(two_pi * u2);
@@ -111,11 +119,12 @@ KILN_HD double draw_normal_f64(std::uint64_t ctr, std::uint64_t seed, double mea
 
 /// low + floor(r * range / 2^64) for a 64-bit r: in [low, low + range).
 /// `range` is high - low as an unsigned number (bias at most range / 2^64).
-KILN_HD std::int64_t draw_integer(std::uint64_t ctr, std::uint64_t seed, std::int64_t low,
-                                  std::uint64_t range) {
+KILN_HD std::int64_t draw_integer(std::uint64_t ctr, std::uint64_t seed,
+                                  std::int64_t low, std::uint64_t range) {
   philox_out o = philox4x32_10(ctr, seed);
   std::uint64_t r = (static_cast<std::uint64_t>(o.w[0]) << 32) | o.w[1];
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + mulhi64(r, range));
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(low) +
+                                   mulhi64(r, range));
 }
 
 } // namespace kiln::detail::kernels

@@ -13,15 +13,17 @@
 
 namespace kiln::random::detail {
 
-array_base draw(distribution dist, kiln::dtype t, const shape &s, device dev, std::uint64_t seed,
-                std::uint64_t offset, double mean, double std, std::int64_t low,
-                std::int64_t high) {
+array_base draw(distribution dist, kiln::dtype t, const shape &s, device dev,
+                std::uint64_t seed, std::uint64_t offset, double mean,
+                double std, std::int64_t low, std::int64_t high) {
   namespace k = kiln::detail::kernels;
   k::draw d;
   d.seed = seed;
   d.offset = offset;
   switch (dist) {
-  case distribution::uniform: d.dist = k::distribution::uniform; break;
+  case distribution::uniform:
+    d.dist = k::distribution::uniform;
+    break;
   case distribution::normal:
     if (std::isnan(std) || std < 0)
       throw value_error("scale < 0");
@@ -34,7 +36,8 @@ array_base draw(distribution dist, kiln::dtype t, const shape &s, device dev, st
       throw value_error("low >= high");
     d.dist = k::distribution::integers;
     d.low = low;
-    d.range = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+    d.range =
+        static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
     break;
   }
   check_device(dev);

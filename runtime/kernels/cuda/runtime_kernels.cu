@@ -21,7 +21,8 @@ __device__ __forceinline__ std::int64_t grid_step() {
   return static_cast<std::int64_t>(gridDim.x) * blockDim.x;
 }
 
-template <class To, class From> __device__ void copy_body(const copy_params &p) {
+template <class To, class From>
+__device__ void copy_body(const copy_params &p) {
   To *dst = reinterpret_cast<To *>(p.dst);
   const From *src = reinterpret_cast<const From *>(p.src);
   for (std::int64_t i = first_index(); i < p.n; i += grid_step()) {
@@ -78,7 +79,9 @@ template <class T> __device__ void fill_body(const fill_params &p) {
 
 // kiln_copy_<from>_<to>
 #define KILN_COPY(FN, FT, TN, TT)                                              \
-  extern "C" __global__ void kiln_copy_##FN##_##TN(copy_params p) { copy_body<TT, FT>(p); }
+  extern "C" __global__ void kiln_copy_##FN##_##TN(copy_params p) {            \
+    copy_body<TT, FT>(p);                                                      \
+  }
 #define KILN_COPY_FROM(FN, FT)                                                 \
   KILN_COPY(FN, FT, bool, bool)                                                \
   KILN_COPY(FN, FT, int8, std::int8_t)                                         \
@@ -100,11 +103,21 @@ KILN_COPY_FROM(complex64, complex64_t)
 KILN_COPY_FROM(complex128, complex128_t)
 
 // kiln_fill_<itemsize>
-extern "C" __global__ void kiln_fill_1(fill_params p) { fill_body<unsigned char>(p); }
-extern "C" __global__ void kiln_fill_2(fill_params p) { fill_body<unsigned short>(p); }
-extern "C" __global__ void kiln_fill_4(fill_params p) { fill_body<unsigned int>(p); }
-extern "C" __global__ void kiln_fill_8(fill_params p) { fill_body<unsigned long long>(p); }
-extern "C" __global__ void kiln_fill_16(fill_params p) { fill_body<bytes16>(p); }
+extern "C" __global__ void kiln_fill_1(fill_params p) {
+  fill_body<unsigned char>(p);
+}
+extern "C" __global__ void kiln_fill_2(fill_params p) {
+  fill_body<unsigned short>(p);
+}
+extern "C" __global__ void kiln_fill_4(fill_params p) {
+  fill_body<unsigned int>(p);
+}
+extern "C" __global__ void kiln_fill_8(fill_params p) {
+  fill_body<unsigned long long>(p);
+}
+extern "C" __global__ void kiln_fill_16(fill_params p) {
+  fill_body<bytes16>(p);
+}
 
 // kiln_random_<distribution>_<dtype>
 extern "C" __global__ void kiln_random_uniform_float32(random_params p) {
@@ -121,19 +134,21 @@ extern "C" __global__ void kiln_random_normal_float32(random_params p) {
   float *out = static_cast<float *>(p.out);
   float mean = static_cast<float>(p.mean), sd = static_cast<float>(p.std);
   for (std::int64_t i = first_index(); i < p.n; i += grid_step())
-    out[i] = draw_normal_f32(p.offset + static_cast<std::uint64_t>(i), p.seed, mean, sd);
+    out[i] = draw_normal_f32(p.offset + static_cast<std::uint64_t>(i), p.seed,
+                             mean, sd);
 }
 extern "C" __global__ void kiln_random_normal_float64(random_params p) {
   double *out = static_cast<double *>(p.out);
   for (std::int64_t i = first_index(); i < p.n; i += grid_step())
-    out[i] = draw_normal_f64(p.offset + static_cast<std::uint64_t>(i), p.seed, p.mean, p.std);
+    out[i] = draw_normal_f64(p.offset + static_cast<std::uint64_t>(i), p.seed,
+                             p.mean, p.std);
 }
 #define KILN_INTEGERS(N, T)                                                    \
   extern "C" __global__ void kiln_random_integers_##N(random_params p) {       \
     T *out = static_cast<T *>(p.out);                                          \
     for (std::int64_t i = first_index(); i < p.n; i += grid_step())            \
-      out[i] = static_cast<T>(                                                 \
-          draw_integer(p.offset + static_cast<std::uint64_t>(i), p.seed, p.low, p.range)); \
+      out[i] = static_cast<T>(draw_integer(                                    \
+          p.offset + static_cast<std::uint64_t>(i), p.seed, p.low, p.range));  \
   }
 KILN_INTEGERS(int8, std::int8_t)
 KILN_INTEGERS(uint8, std::uint8_t)

@@ -26,7 +26,8 @@ std::vector<double> random_data(std::size_t n, unsigned seed) {
 }
 
 /// Element at `idx` of a host array, read through its strides directly.
-template <class T> T at(const array<T> &a, std::initializer_list<std::int64_t> idx) {
+template <class T>
+T at(const array<T> &a, std::initializer_list<std::int64_t> idx) {
   std::int64_t off = 0;
   std::size_t d = 0;
   for (std::int64_t i : idx)
@@ -43,8 +44,10 @@ template <class E, class F> void expect_message(F &&f, const std::string &msg) {
   }
 }
 
-array<double> host_array(const shape &s, unsigned seed, std::vector<double> *data = nullptr) {
-  std::vector<double> v = random_data(static_cast<std::size_t>(s.numel()), seed);
+array<double> host_array(const shape &s, unsigned seed,
+                         std::vector<double> *data = nullptr) {
+  std::vector<double> v =
+      random_data(static_cast<std::size_t>(s.numel()), seed);
   if (data)
     *data = v;
   return kiln::asarray<double>(v, s, kiln::device::host());
@@ -119,14 +122,24 @@ TEST(Views, ReshapeOfNonContiguousViewsAsNumPy) {
 
 TEST(Views, ReshapeErrors) {
   auto a = kiln::zeros<float>({6}, kiln::device::host());
-  expect_message<kiln::shape_error>([&] { a.reshape({4}); },
-                                    "cannot reshape array of size 6 into shape (4,)");
-  expect_message<kiln::shape_error>([&] { a.reshape({4, -1}); },
-                                    "cannot reshape array of size 6 into shape (4,newaxis)");
-  expect_message<kiln::value_error>([&] { a.reshape({-1, -1}); },
-                                    "can only specify one unknown dimension");
-  expect_message<kiln::value_error>([&] { a.reshape({-2, -3}); },
-                                    "negative dimensions not allowed");
+  expect_message<kiln::shape_error>(
+      [&] { a.reshape({4}); },
+      "cannot reshape array of size 6 into shape (4,)");
+  expect_message<kiln::shape_error>(
+      [&] {
+        a.reshape({4, -1});
+      },
+      "cannot reshape array of size 6 into shape (4,newaxis)");
+  expect_message<kiln::value_error>(
+      [&] {
+        a.reshape({-1, -1});
+      },
+      "can only specify one unknown dimension");
+  expect_message<kiln::value_error>(
+      [&] {
+        a.reshape({-2, -3});
+      },
+      "negative dimensions not allowed");
   // The program goes on.
   EXPECT_EQ(a.reshape({2, 3}).shape(), (shape{2, 3}));
   auto z = kiln::zeros<float>({0, 3}, kiln::device::host());
@@ -160,12 +173,23 @@ TEST(Views, TransposeMatchesIndexPermutation) {
 
 TEST(Views, TransposeErrors) {
   auto a = kiln::zeros<float>({2, 3}, kiln::device::host());
-  expect_message<kiln::index_error>([&] { a.transpose({0, 3}); },
-                                    "axis 3 is out of bounds for array of dimension 2");
-  expect_message<kiln::index_error>([&] { a.transpose({-3, 0}); },
-                                    "axis -3 is out of bounds for array of dimension 2");
-  expect_message<kiln::value_error>([&] { a.transpose({0}); }, "axes don't match array");
-  expect_message<kiln::value_error>([&] { a.transpose({1, 1}); }, "repeated axis in transpose");
+  expect_message<kiln::index_error>(
+      [&] {
+        a.transpose({0, 3});
+      },
+      "axis 3 is out of bounds for array of dimension 2");
+  expect_message<kiln::index_error>(
+      [&] {
+        a.transpose({-3, 0});
+      },
+      "axis -3 is out of bounds for array of dimension 2");
+  expect_message<kiln::value_error>([&] { a.transpose({0}); },
+                                    "axes don't match array");
+  expect_message<kiln::value_error>(
+      [&] {
+        a.transpose({1, 1});
+      },
+      "repeated axis in transpose");
   EXPECT_EQ(a.transpose({1, 0}).shape(), (shape{3, 2}));
 }
 
@@ -174,7 +198,8 @@ TEST(Views, SlicesFollowPythonSemantics) {
     std::int64_t len;
     std::optional<std::int64_t> start, stop;
     std::int64_t step;
-    std::vector<std::int64_t> indices; // list(range(len))[start:stop:step] in Python
+    std::vector<std::int64_t>
+        indices; // list(range(len))[start:stop:step] in Python
   };
   const std::vector<slice_case> cases = {
       {0, std::nullopt, std::nullopt, 1, {}},
@@ -238,7 +263,8 @@ TEST(Views, SlicesFollowPythonSemantics) {
     std::vector<double> v;
     auto a = host_array({c.len}, 4, &v);
     auto s = a.slice({kiln::range(c.start, c.stop, c.step)});
-    SCOPED_TRACE("len " + std::to_string(c.len) + " step " + std::to_string(c.step));
+    SCOPED_TRACE("len " + std::to_string(c.len) + " step " +
+                 std::to_string(c.step));
     ASSERT_EQ(s.size(), static_cast<std::int64_t>(c.indices.size()));
     auto got = s.to_vector();
     for (std::size_t i = 0; i < c.indices.size(); ++i) {
@@ -251,7 +277,8 @@ TEST(Views, SlicesFollowPythonSemantics) {
 TEST(Views, MultiAxisSlicesIndicesAndAll) {
   std::vector<double> v;
   auto a = host_array({5, 6, 7}, 5, &v);
-  auto s = a.slice({kiln::range(1, 5, 2), kiln::all, kiln::range(std::nullopt, std::nullopt, -3)});
+  auto s = a.slice({kiln::range(1, 5, 2), kiln::all,
+                    kiln::range(std::nullopt, std::nullopt, -3)});
   EXPECT_EQ(s.shape(), (shape{2, 6, 3}));
   for (std::int64_t i = 0; i < 2; ++i)
     for (std::int64_t j = 0; j < 6; ++j)
@@ -297,12 +324,17 @@ TEST(Views, WritesThroughViewsAreShared) {
 
 TEST(Views, SliceErrors) {
   auto a = kiln::zeros<float>({3, 4}, kiln::device::host());
-  expect_message<kiln::index_error>([&] { a.slice({5}); },
-                                    "index 5 is out of bounds for axis 0 with size 3");
-  expect_message<kiln::index_error>([&] { a.slice({0, -5}); },
-                                    "index -5 is out of bounds for axis 1 with size 4");
   expect_message<kiln::index_error>(
-      [&] { a.slice({0, 0, 0}); },
+      [&] { a.slice({5}); }, "index 5 is out of bounds for axis 0 with size 3");
+  expect_message<kiln::index_error>(
+      [&] {
+        a.slice({0, -5});
+      },
+      "index -5 is out of bounds for axis 1 with size 4");
+  expect_message<kiln::index_error>(
+      [&] {
+        a.slice({0, 0, 0});
+      },
       "too many indices for array: array is 2-dimensional, but 3 were indexed");
   expect_message<kiln::value_error>([&] { a.slice({kiln::range(0, 2, 0)}); },
                                     "slice step cannot be zero");
@@ -323,7 +355,8 @@ TEST(Views, BroadcastToHasZeroStrides) {
         EXPECT_EQ(at(b, {i, j, k}), v[j]);
         EXPECT_EQ(bv[i * 12 + j * 4 + k], v[j]);
       }
-  auto s = kiln::broadcast_to(kiln::full<int>({}, 7, kiln::device::host()), {5});
+  auto s =
+      kiln::broadcast_to(kiln::full<int>({}, 7, kiln::device::host()), {5});
   EXPECT_EQ(s.to_vector(), std::vector<int>(5, 7));
 }
 
@@ -331,13 +364,20 @@ TEST(Views, BroadcastToErrors) {
   auto a = kiln::zeros<float>({3}, kiln::device::host());
   expect_message<kiln::shape_error>(
       [&] { kiln::broadcast_to(a, {4}); },
-      "operands could not be broadcast together with remapped shapes [original->remapped]: (3,) "
+      "operands could not be broadcast together with remapped shapes "
+      "[original->remapped]: (3,) "
       "and requested shape (4,)");
   expect_message<kiln::value_error>(
-      [&] { kiln::broadcast_to(kiln::zeros<float>({2, 3}, kiln::device::host()), {3}); },
+      [&] {
+        kiln::broadcast_to(kiln::zeros<float>({2, 3}, kiln::device::host()),
+                           {3});
+      },
       "input operand has more dimensions than allowed by the axis remapping");
-  expect_message<kiln::value_error>([&] { kiln::broadcast_to(a, {-1, 3}); },
-                                    "all elements of broadcast shape must be non-negative");
+  expect_message<kiln::value_error>(
+      [&] {
+        kiln::broadcast_to(a, {-1, 3});
+      },
+      "all elements of broadcast shape must be non-negative");
   EXPECT_EQ(kiln::broadcast_to(a, {2, 3}).shape(), (shape{2, 3}));
 }
 
@@ -345,9 +385,11 @@ TEST(Views, ItemAndTypedViewErrors) {
   auto a = kiln::full<double>({1, 1}, 2.5, kiln::device::host());
   EXPECT_EQ(a.item(), 2.5);
   auto b = kiln::zeros<double>({2}, kiln::device::host());
-  expect_message<kiln::value_error>([&] { b.item(); },
-                                    "can only convert an array of size 1 to a Python scalar");
-  expect_message<kiln::value_error>([&] { array<float> f(b); },
-                                    "array of dtype float64 cannot be viewed as float32");
+  expect_message<kiln::value_error>(
+      [&] { b.item(); },
+      "can only convert an array of size 1 to a Python scalar");
+  expect_message<kiln::value_error>(
+      [&] { array<float> f(b); },
+      "array of dtype float64 cannot be viewed as float32");
   EXPECT_EQ(b.slice({1}).item(), 0.0);
 }

@@ -22,8 +22,8 @@ using kiln::array;
 using kiln::shape;
 using c64 = std::complex<float>;
 using c128 = std::complex<double>;
-using all_types =
-    std::tuple<bool, std::int8_t, std::uint8_t, std::int32_t, std::int64_t, float, double, c64, c128>;
+using all_types = std::tuple<bool, std::int8_t, std::uint8_t, std::int32_t,
+                             std::int64_t, float, double, c64, c128>;
 
 template <class T> struct is_complex : std::false_type {};
 template <class R> struct is_complex<std::complex<R>> : std::true_type {};
@@ -90,13 +90,14 @@ void check_all_pairs(kiln::device dev) {
     using From = std::remove_pointer_t<decltype(from_tag)>;
     const std::vector<From> v = random_values<From>(5 * 6 * 4, 11);
     array<From> a = kiln::asarray<From>(v, {5, 6, 4}, dev);
-    // View (i, j, k) -> a[4 - 2i, j, k] transposed to (k, i, j): shape (4, 3, 6).
-    array<From> view =
-        a.slice({kiln::range(std::nullopt, std::nullopt, -2)}).transpose({2, 0, 1});
+    // View (i, j, k) -> a[4 - 2i, j, k] transposed to (k, i, j): shape (4, 3,
+    // 6).
+    array<From> view = a.slice({kiln::range(std::nullopt, std::nullopt, -2)})
+                           .transpose({2, 0, 1});
     for_each_type([&](auto *to_tag) {
       using To = std::remove_pointer_t<decltype(to_tag)>;
-      SCOPED_TRACE(type_name(kiln::dtype_of<From>) + " -> " + type_name(kiln::dtype_of<To>) +
-                   " on " + dev.str());
+      SCOPED_TRACE(type_name(kiln::dtype_of<From>) + " -> " +
+                   type_name(kiln::dtype_of<To>) + " on " + dev.str());
       array<To> c = view.template astype<To>();
       ASSERT_EQ(c.shape(), (shape{4, 3, 6}));
       EXPECT_TRUE(c.is_contiguous());
@@ -105,7 +106,8 @@ void check_all_pairs(kiln::device dev) {
         for (std::int64_t i = 0; i < 3; ++i)
           for (std::int64_t j = 0; j < 6; ++j) {
             To want = reference<To>(v[(4 - 2 * i) * 24 + j * 4 + k]);
-            ASSERT_EQ(got[k * 18 + i * 6 + j], want) << "at " << k << "," << i << "," << j;
+            ASSERT_EQ(got[k * 18 + i * 6 + j], want)
+                << "at " << k << "," << i << "," << j;
           }
     });
   });
@@ -122,7 +124,9 @@ template <class E, class F> void expect_message(F &&f, const std::string &msg) {
 
 } // namespace
 
-TEST(CopyCast, AllDtypePairsFromStridedSourcesOnHost) { check_all_pairs(kiln::device::host()); }
+TEST(CopyCast, AllDtypePairsFromStridedSourcesOnHost) {
+  check_all_pairs(kiln::device::host());
+}
 
 TEST(CopyCast, NegativeRealsTruncateTowardZero) {
   std::vector<double> v = {-1.75, -0.5, 2.9, -100.99, 0.0, 7.5};
@@ -173,7 +177,8 @@ TEST(CopyCast, AssignOfOverlappingViewsUsesATemporary) {
                        kiln::stream::current(kiln::device::host()));
   EXPECT_EQ(a.to_vector(), (std::vector<std::int64_t>{1, 1, 2, 3, 4, 5, 6, 7}));
   // a[:] = a[::-1]
-  kiln::detail::assign(a, a.slice({kiln::range(std::nullopt, std::nullopt, -1)}),
+  kiln::detail::assign(a,
+                       a.slice({kiln::range(std::nullopt, std::nullopt, -1)}),
                        kiln::stream::current(kiln::device::host()));
   EXPECT_EQ(a.to_vector(), (std::vector<std::int64_t>{7, 6, 5, 4, 3, 2, 1, 1}));
 }
@@ -182,10 +187,14 @@ TEST(CopyCast, AssignErrors) {
   auto dst = kiln::zeros<float>({2, 4}, kiln::device::host());
   auto src = kiln::zeros<float>({3}, kiln::device::host());
   expect_message<kiln::shape_error>(
-      [&] { kiln::detail::assign(dst, src, kiln::stream::current(kiln::device::host())); },
+      [&] {
+        kiln::detail::assign(dst, src,
+                             kiln::stream::current(kiln::device::host()));
+      },
       "could not broadcast input array from shape (3,) into shape (2,4)");
-  EXPECT_NO_THROW(kiln::detail::assign(dst, kiln::ones<float>({4}, kiln::device::host()),
-                                       kiln::stream::current(kiln::device::host())));
+  EXPECT_NO_THROW(
+      kiln::detail::assign(dst, kiln::ones<float>({4}, kiln::device::host()),
+                           kiln::stream::current(kiln::device::host())));
   EXPECT_EQ(dst.to_vector(), std::vector<float>(8, 1.0f));
 }
 
@@ -195,8 +204,10 @@ TEST(CopyCast, FillEveryDtypeThroughStridedViews) {
     auto v = random_values<T>(30, 5);
     auto a = kiln::asarray<T>(v, {5, 6}, kiln::device::host());
     T value = random_values<T>(3, 9)[1];
-    auto view = a.slice({kiln::range(std::nullopt, std::nullopt, 2), kiln::range(5, 0, -2)});
-    kiln::detail::fill(view, &value, kiln::stream::current(kiln::device::host()));
+    auto view = a.slice(
+        {kiln::range(std::nullopt, std::nullopt, 2), kiln::range(5, 0, -2)});
+    kiln::detail::fill(view, &value,
+                       kiln::stream::current(kiln::device::host()));
     auto got = a.to_vector();
     for (int i = 0; i < 5; ++i)
       for (int j = 0; j < 6; ++j) {
@@ -216,7 +227,8 @@ TEST(CopyCast, HighRankCopies) {
   for (std::int64_t i = 0; i < 1024; ++i) {
     std::int64_t src = 0;
     for (int d = 0; d < 10; ++d)
-      src |= ((i >> d) & 1) << (9 - d); // the transpose reverses the bits of the index
+      src |= ((i >> d) & 1)
+             << (9 - d); // the transpose reverses the bits of the index
     EXPECT_EQ(got[i], static_cast<float>(v[src]));
   }
 }
@@ -233,7 +245,8 @@ TEST(CopyCastGpu, StridedAssignFillAndHighRankOnDevice) {
   shape s = shape::filled(10, 2);
   auto h = kiln::asarray<double>(v, s, host);
   auto g = kiln::asarray<double>(v, s, gpu);
-  EXPECT_EQ(g.T().astype<float>().to_vector(), h.T().astype<float>().to_vector());
+  EXPECT_EQ(g.T().astype<float>().to_vector(),
+            h.T().astype<float>().to_vector());
   // Broadcast assign into a negative-step view on the device.
   auto hv = kiln::asarray<double>(v, {32, 32}, host);
   auto gv = kiln::asarray<double>(v, {32, 32}, gpu);
@@ -242,8 +255,10 @@ TEST(CopyCastGpu, StridedAssignFillAndHighRankOnDevice) {
     row[i] = i * 3 - 20;
   auto hr = kiln::asarray<std::int32_t>(row, host);
   auto gr = kiln::asarray<std::int32_t>(row, gpu);
-  auto hview = hv.slice({kiln::range(std::nullopt, std::nullopt, -2), kiln::range(1, std::nullopt, 2)});
-  auto gview = gv.slice({kiln::range(std::nullopt, std::nullopt, -2), kiln::range(1, std::nullopt, 2)});
+  auto hview = hv.slice({kiln::range(std::nullopt, std::nullopt, -2),
+                         kiln::range(1, std::nullopt, 2)});
+  auto gview = gv.slice({kiln::range(std::nullopt, std::nullopt, -2),
+                         kiln::range(1, std::nullopt, 2)});
   kiln::detail::assign(hview, hr, kiln::stream::current(host));
   kiln::detail::assign(gview, gr, kiln::stream::current(gpu));
   EXPECT_EQ(gv.to_vector(), hv.to_vector());
@@ -256,9 +271,11 @@ TEST(CopyCastGpu, StridedAssignFillAndHighRankOnDevice) {
   // Overlapping assignment on the device.
   auto go = kiln::asarray<double>(v, gpu);
   auto ho = kiln::asarray<double>(v, host);
-  kiln::detail::assign(go.slice({kiln::range(1, std::nullopt)}), go.slice({kiln::range(std::nullopt, -1)}),
+  kiln::detail::assign(go.slice({kiln::range(1, std::nullopt)}),
+                       go.slice({kiln::range(std::nullopt, -1)}),
                        kiln::stream::current(gpu));
-  kiln::detail::assign(ho.slice({kiln::range(1, std::nullopt)}), ho.slice({kiln::range(std::nullopt, -1)}),
+  kiln::detail::assign(ho.slice({kiln::range(1, std::nullopt)}),
+                       ho.slice({kiln::range(std::nullopt, -1)}),
                        kiln::stream::current(host));
   EXPECT_EQ(go.to_vector(), ho.to_vector());
 }
@@ -268,6 +285,9 @@ TEST(CopyCastGpu, MixingDevicesIsADeviceError) {
   auto h = kiln::zeros<float>({4}, kiln::device::host());
   auto g = kiln::zeros<float>({4}, kiln::device::cuda(0));
   expect_message<kiln::device_error>(
-      [&] { kiln::detail::assign(g, h, kiln::stream::current(kiln::device::cuda(0))); },
+      [&] {
+        kiln::detail::assign(g, h,
+                             kiln::stream::current(kiln::device::cuda(0)));
+      },
       "arrays are on different devices: cuda:0 and host");
 }

@@ -53,15 +53,21 @@ TEST(Creation, ZerosOnesFull) {
 }
 
 TEST(Creation, NegativeDimensionsAreErrors) {
-  expect_message<kiln::value_error>([] { kiln::zeros<float>({2, -1}, host); },
-                                    "negative dimensions are not allowed");
+  expect_message<kiln::value_error>(
+      [] {
+        kiln::zeros<float>({2, -1}, host);
+      },
+      "negative dimensions are not allowed");
   EXPECT_EQ(kiln::zeros<float>({2, 1}, host).size(), 2);
 }
 
 TEST(Creation, ArangeAsNumPy) {
-  EXPECT_EQ(kiln::arange<std::int64_t>(5).to_vector(), (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
-  EXPECT_EQ(kiln::arange<std::int32_t>(2, 11, 3).to_vector(), (std::vector<std::int32_t>{2, 5, 8}));
-  EXPECT_EQ(kiln::arange<std::int32_t>(10, 0, -4).to_vector(), (std::vector<std::int32_t>{10, 6, 2}));
+  EXPECT_EQ(kiln::arange<std::int64_t>(5).to_vector(),
+            (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(kiln::arange<std::int32_t>(2, 11, 3).to_vector(),
+            (std::vector<std::int32_t>{2, 5, 8}));
+  EXPECT_EQ(kiln::arange<std::int32_t>(10, 0, -4).to_vector(),
+            (std::vector<std::int32_t>{10, 6, 2}));
   EXPECT_TRUE(kiln::arange<std::int32_t>(5, 1).to_vector().empty());
   // np.arange(0.0, 1.0, 0.1) has 10 elements, start + i * step.
   auto f = kiln::arange<double>(0.0, 1.0, 0.1).to_vector();
@@ -70,8 +76,9 @@ TEST(Creation, ArangeAsNumPy) {
     EXPECT_DOUBLE_EQ(f[i], 0.1 * static_cast<double>(i));
   auto g = kiln::arange<float>(1, 2, 0.25f).to_vector();
   EXPECT_EQ(g, (std::vector<float>{1.0f, 1.25f, 1.5f, 1.75f}));
-  expect_message<kiln::value_error>([] { kiln::arange<float>(0, 1, 0); },
-                                    "arange: step must not be zero (division by zero)");
+  expect_message<kiln::value_error>(
+      [] { kiln::arange<float>(0, 1, 0); },
+      "arange: step must not be zero (division by zero)");
 }
 
 TEST(Creation, LinspaceAsNumPy) {
@@ -93,10 +100,12 @@ TEST(Creation, LinspaceAsNumPy) {
     for (int i = 0; i < 17; ++i)
       EXPECT_NEAR(v[i], s + (e - s) * i / 16.0, 1e-12);
   }
-  auto i = kiln::linspace<std::int32_t>(0.0, 10.0, 4).to_vector(); // 0, 3.33, 6.67, 10
+  auto i = kiln::linspace<std::int32_t>(0.0, 10.0, 4)
+               .to_vector(); // 0, 3.33, 6.67, 10
   EXPECT_EQ(i, (std::vector<std::int32_t>{0, 3, 6, 10}));
-  expect_message<kiln::value_error>([] { kiln::linspace<float>(0, 1, -1); },
-                                    "Number of samples, -1, must be non-negative.");
+  expect_message<kiln::value_error>(
+      [] { kiln::linspace<float>(0, 1, -1); },
+      "Number of samples, -1, must be non-negative.");
 }
 
 TEST(Creation, AsarrayCopiesHostData) {
@@ -119,13 +128,17 @@ TEST(Creation, AsarrayCopiesHostData) {
   EXPECT_EQ(f.shape(), (shape{2, 2}));
   auto bl = kiln::asarray(std::vector<bool>{true, false, true}, host);
   EXPECT_EQ(bl.to_vector(), (std::vector<bool>{true, false, true}));
-  expect_message<kiln::shape_error>([&] { kiln::asarray<double>(v, {5, 5}, host); },
-                                    "cannot reshape array of size 24 into shape (5,5)");
+  expect_message<kiln::shape_error>(
+      [&] {
+        kiln::asarray<double>(v, {5, 5}, host);
+      },
+      "cannot reshape array of size 24 into shape (5,5)");
   EXPECT_EQ(kiln::asarray<double>(v, {24}, host).size(), 24);
 }
 
 TEST(Creation, AbsentDeviceIsADeviceError) {
-  EXPECT_THROW(kiln::zeros<float>({2}, kiln::device::cuda(kiln::cuda_device_count() + 3)),
+  EXPECT_THROW(kiln::zeros<float>(
+                   {2}, kiln::device::cuda(kiln::cuda_device_count() + 3)),
                kiln::device_error);
   EXPECT_EQ(kiln::zeros<float>({2}, host).size(), 2);
 }
@@ -133,8 +146,10 @@ TEST(Creation, AbsentDeviceIsADeviceError) {
 TEST(CreationGpu, CreationOnTheDeviceMatchesTheHost) {
   KILN_REQUIRE_GPU();
   kiln::device gpu = kiln::device::cuda(0);
-  EXPECT_EQ(kiln::zeros<double>({3, 7}, gpu).to_vector(), std::vector<double>(21, 0.0));
-  EXPECT_EQ(kiln::full<std::int8_t>({5}, -3, gpu).to_vector(), std::vector<std::int8_t>(5, -3));
+  EXPECT_EQ(kiln::zeros<double>({3, 7}, gpu).to_vector(),
+            std::vector<double>(21, 0.0));
+  EXPECT_EQ(kiln::full<std::int8_t>({5}, -3, gpu).to_vector(),
+            std::vector<std::int8_t>(5, -3));
   EXPECT_EQ(kiln::arange<float>(0, 3, 0.5f, gpu).to_vector(),
             kiln::arange<float>(0, 3, 0.5f, host).to_vector());
   EXPECT_EQ(kiln::linspace<double>(-2, 5, 33, true, gpu).to_vector(),

@@ -36,7 +36,8 @@ struct foreign {
   int deleted = 0;
 };
 
-DLManagedTensor *make_foreign(foreign &f, void *data, DLDataType dt, DLDevice dev) {
+DLManagedTensor *make_foreign(foreign &f, void *data, DLDataType dt,
+                              DLDevice dev) {
   f.t.dl_tensor.data = data;
   f.t.dl_tensor.device = dev;
   f.t.dl_tensor.ndim = static_cast<std::int32_t>(f.shape.size());
@@ -45,7 +46,9 @@ DLManagedTensor *make_foreign(foreign &f, void *data, DLDataType dt, DLDevice de
   f.t.dl_tensor.strides = f.strides.empty() ? nullptr : f.strides.data();
   f.t.dl_tensor.byte_offset = 0;
   f.t.manager_ctx = &f;
-  f.t.deleter = [](DLManagedTensor *self) { ++static_cast<foreign *>(self->manager_ctx)->deleted; };
+  f.t.deleter = [](DLManagedTensor *self) {
+    ++static_cast<foreign *>(self->manager_ctx)->deleted;
+  };
   return &f.t;
 }
 
@@ -68,7 +71,8 @@ TEST(DLPack, ExportDescribesTheArrayAndKeepsItAlive) {
   EXPECT_EQ(d.shape[1], 3);
   EXPECT_EQ(d.strides[0], 1);
   EXPECT_EQ(d.strides[1], 4);
-  const float *p = static_cast<const float *>(d.data) + d.byte_offset / sizeof(float);
+  const float *p =
+      static_cast<const float *>(d.data) + d.byte_offset / sizeof(float);
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 3; ++j)
       EXPECT_EQ(p[i * d.strides[0] + j * d.strides[1]], v[j * 4 + i]);
@@ -81,7 +85,8 @@ TEST(DLPack, ImportSharesMemoryAndCallsTheDeleterOnce) {
   f.shape = {4, 3};
   f.strides = {1, 8}; // column-major-like view of v with a gap
   {
-    auto a = kiln::from_dlpack<float>(make_foreign(f, v.data(), {kDLFloat, 32, 1}, {kDLCPU, 0}));
+    auto a = kiln::from_dlpack<float>(
+        make_foreign(f, v.data(), {kDLFloat, 32, 1}, {kDLCPU, 0}));
     EXPECT_EQ(a.shape(), (shape{4, 3}));
     EXPECT_EQ(a.data(), v.data());
     auto got = a.to_vector();
@@ -125,17 +130,20 @@ TEST(DLPack, BadTensorsAreErrorsAndStayWithTheCaller) {
   foreign f;
   f.shape = {4};
   try {
-    kiln::detail::from_dlpack(make_foreign(f, half.data(), {kDLFloat, 16, 1}, {kDLCPU, 0}));
+    kiln::detail::from_dlpack(
+        make_foreign(f, half.data(), {kDLFloat, 16, 1}, {kDLCPU, 0}));
     ADD_FAILURE() << "no error";
   } catch (const kiln::value_error &e) {
-    EXPECT_EQ(std::string(e.what()), "unsupported DLPack dtype (code 2, bits 16, lanes 1)");
+    EXPECT_EQ(std::string(e.what()),
+              "unsupported DLPack dtype (code 2, bits 16, lanes 1)");
   }
   EXPECT_EQ(f.deleted, 0);
   foreign g;
   g.shape = {4};
   float x[4] = {};
   try {
-    kiln::detail::from_dlpack(make_foreign(g, x, {kDLFloat, 32, 1}, {kDLVulkan, 0}));
+    kiln::detail::from_dlpack(
+        make_foreign(g, x, {kDLFloat, 32, 1}, {kDLVulkan, 0}));
     ADD_FAILURE() << "no error";
   } catch (const kiln::device_error &e) {
     EXPECT_EQ(std::string(e.what()), "unsupported DLPack device type 7");
@@ -144,13 +152,18 @@ TEST(DLPack, BadTensorsAreErrorsAndStayWithTheCaller) {
   // Wrong element type for the typed form.
   foreign h;
   h.shape = {4};
-  EXPECT_THROW(kiln::from_dlpack<double>(make_foreign(h, x, {kDLFloat, 32, 1}, {kDLCPU, 0})),
+  EXPECT_THROW(kiln::from_dlpack<double>(
+                   make_foreign(h, x, {kDLFloat, 32, 1}, {kDLCPU, 0})),
                kiln::value_error);
-  EXPECT_EQ(h.deleted, 1) << "the adopted tensor is released when the typed view fails";
+  EXPECT_EQ(h.deleted, 1)
+      << "the adopted tensor is released when the typed view fails";
   // The program goes on.
   foreign k;
   k.shape = {4};
-  EXPECT_EQ(kiln::from_dlpack<float>(make_foreign(k, x, {kDLFloat, 32, 1}, {kDLCPU, 0})).size(), 4);
+  EXPECT_EQ(kiln::from_dlpack<float>(
+                make_foreign(k, x, {kDLFloat, 32, 1}, {kDLCPU, 0}))
+                .size(),
+            4);
 }
 
 TEST(DLPack, WrapAdoptsCallerMemory) {

@@ -36,10 +36,11 @@ void philox_ref(std::uint32_t ctr[4], const std::uint32_t key_in[2]) {
   for (int round = 0; round < 10; ++round) {
     std::uint64_t p0 = static_cast<std::uint64_t>(0xD2511F53u) * ctr[0];
     std::uint64_t p1 = static_cast<std::uint64_t>(0xCD9E8D57u) * ctr[2];
-    std::uint32_t out[4] = {static_cast<std::uint32_t>(p1 >> 32) ^ ctr[1] ^ key[0],
-                            static_cast<std::uint32_t>(p1),
-                            static_cast<std::uint32_t>(p0 >> 32) ^ ctr[3] ^ key[1],
-                            static_cast<std::uint32_t>(p0)};
+    std::uint32_t out[4] = {
+        static_cast<std::uint32_t>(p1 >> 32) ^ ctr[1] ^ key[0],
+        static_cast<std::uint32_t>(p1),
+        static_cast<std::uint32_t>(p0 >> 32) ^ ctr[3] ^ key[1],
+        static_cast<std::uint32_t>(p0)};
     for (int i = 0; i < 4; ++i)
       ctr[i] = out[i];
     key[0] += 0x9E3779B9u;
@@ -68,7 +69,8 @@ TEST(Random, UniformIsPhiloxOfTheElementCounter) {
   const std::uint32_t key[2] = {static_cast<std::uint32_t>(seed),
                                 static_cast<std::uint32_t>(seed >> 32)};
   for (std::uint64_t i = 0; i < 100; ++i) {
-    std::uint32_t c[4] = {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32), 0, 0};
+    std::uint32_t c[4] = {static_cast<std::uint32_t>(i),
+                          static_cast<std::uint32_t>(i >> 32), 0, 0};
     philox_ref(c, key);
     EXPECT_EQ(f[i], static_cast<float>(c[0] >> 8) / 16777216.0f);
   }
@@ -76,7 +78,8 @@ TEST(Random, UniformIsPhiloxOfTheElementCounter) {
     std::uint64_t ctr = 100 + i; // the second call continues at offset 100
     std::uint32_t c[4] = {static_cast<std::uint32_t>(ctr), 0, 0, 0};
     philox_ref(c, key);
-    std::uint64_t bits = ((static_cast<std::uint64_t>(c[0]) << 32) | c[1]) >> 11;
+    std::uint64_t bits =
+        ((static_cast<std::uint64_t>(c[0]) << 32) | c[1]) >> 11;
     EXPECT_EQ(d[i], std::ldexp(static_cast<double>(bits), -53));
   }
   EXPECT_EQ(rng.offset(), 150u);
@@ -126,7 +129,7 @@ TEST(Random, UniformStatistics) {
     EXPECT_NEAR(mean, 0.5, 0.005);       // sd of the mean ~ 0.00065
     EXPECT_NEAR(var, 1.0 / 12.0, 0.002); // sd ~ 0.0002
     for (int b : bins)
-      EXPECT_NEAR(b, n / 10, 700);       // sd ~ 134
+      EXPECT_NEAR(b, n / 10, 700); // sd ~ 134
   }
 }
 
@@ -178,7 +181,8 @@ TEST(Random, IntegersInRangeAndUniform) {
     ASSERT_GE(x, 250);
     ASSERT_LT(x, 255);
   }
-  auto i32 = rng.integers<std::int32_t>(INT32_MIN, INT32_MAX, {1000}, host).to_vector();
+  auto i32 = rng.integers<std::int32_t>(INT32_MIN, INT32_MAX, {1000}, host)
+                 .to_vector();
   bool negative = false, positive = false;
   for (auto x : i32) {
     negative |= x < 0;
@@ -192,10 +196,10 @@ TEST(Random, IntegersInRangeAndUniform) {
 
 TEST(Random, Errors) {
   auto rng = kiln::random::default_rng(1);
-  expect_message<kiln::value_error>([&] { rng.integers<std::int32_t>(5, 5, {3}, host); },
-                                    "low >= high");
-  expect_message<kiln::value_error>([&] { rng.normal<float>({3}, 0.0f, -1.0f, host); },
-                                    "scale < 0");
+  expect_message<kiln::value_error>(
+      [&] { rng.integers<std::int32_t>(5, 5, {3}, host); }, "low >= high");
+  expect_message<kiln::value_error>(
+      [&] { rng.normal<float>({3}, 0.0f, -1.0f, host); }, "scale < 0");
   expect_message<kiln::value_error>([&] { rng.random<float>({-3}, host); },
                                     "negative dimensions are not allowed");
   EXPECT_EQ(rng.offset(), 0u) << "failed calls do not advance the generator";
@@ -209,11 +213,13 @@ TEST(RandomGpu, GpuDrawsMatchTheHost) {
   auto hr = kiln::random::default_rng(2024);
   auto gr = kiln::random::default_rng(2024);
   const std::int64_t n = 1 << 20;
-  EXPECT_EQ(gr.random<float>({n}, gpu).to_vector(), hr.random<float>({n}, host).to_vector());
+  EXPECT_EQ(gr.random<float>({n}, gpu).to_vector(),
+            hr.random<float>({n}, host).to_vector());
   EXPECT_EQ(gr.random<double>({1000, 33}, gpu).to_vector(),
             hr.random<double>({1000, 33}, host).to_vector());
-  EXPECT_EQ(gr.integers<std::int64_t>(-1000000, 1000000, {n}, gpu).to_vector(),
-            hr.integers<std::int64_t>(-1000000, 1000000, {n}, host).to_vector());
+  EXPECT_EQ(
+      gr.integers<std::int64_t>(-1000000, 1000000, {n}, gpu).to_vector(),
+      hr.integers<std::int64_t>(-1000000, 1000000, {n}, host).to_vector());
   EXPECT_EQ(gr.integers<std::uint8_t>(0, 200, {4097}, gpu).to_vector(),
             hr.integers<std::uint8_t>(0, 200, {4097}, host).to_vector());
   // Normals: the GPU's log/cos may differ from the host's in the last ulps.

@@ -39,7 +39,8 @@ template <class E, class F> void expect_message(F &&f, const std::string &msg) {
 }
 
 /// C order of a[::-1, 1::2] of a (rows x cols) row-major matrix.
-std::vector<double> reference_view(const std::vector<double> &v, int rows, int cols) {
+std::vector<double> reference_view(const std::vector<double> &v, int rows,
+                                   int cols) {
   std::vector<double> out;
   for (int i = rows - 1; i >= 0; --i)
     for (int j = 1; j < cols; j += 2)
@@ -63,7 +64,8 @@ TEST(Transfer, HostToHostIsACopy) {
 TEST(Transfer, CopyToAndFromHostInCOrderOfViews) {
   auto v = random_doubles(48, 2);
   auto a = kiln::asarray<double>(v, {6, 8}, host);
-  auto view = a.slice({kiln::range(std::nullopt, std::nullopt, -1), kiln::range(1, std::nullopt, 2)});
+  auto view = a.slice({kiln::range(std::nullopt, std::nullopt, -1),
+                       kiln::range(1, std::nullopt, 2)});
   std::vector<double> out(24);
   view.copy_to_host(out);
   EXPECT_EQ(out, reference_view(v, 6, 8));
@@ -97,13 +99,17 @@ TEST(Transfer, AsyncFormsWithPinnedBuffers) {
 TEST(Transfer, ErrorsAndTheProgramGoesOn) {
   auto a = kiln::zeros<float>({2, 3}, host);
   std::vector<float> small(5);
-  expect_message<kiln::shape_error>([&] { a.copy_to_host(small); },
-                                    "host buffer of 5 elements does not match array of size 6");
-  expect_message<kiln::shape_error>([&] { a.copy_from_host(small); },
-                                    "host buffer of 5 elements does not match array of size 6");
-  expect_message<kiln::value_error>([&] { a.item(); },
-                                    "can only convert an array of size 1 to a Python scalar");
-  EXPECT_THROW(a.to(kiln::device::cuda(kiln::cuda_device_count() + 1)), kiln::device_error);
+  expect_message<kiln::shape_error>(
+      [&] { a.copy_to_host(small); },
+      "host buffer of 5 elements does not match array of size 6");
+  expect_message<kiln::shape_error>(
+      [&] { a.copy_from_host(small); },
+      "host buffer of 5 elements does not match array of size 6");
+  expect_message<kiln::value_error>(
+      [&] { a.item(); },
+      "can only convert an array of size 1 to a Python scalar");
+  EXPECT_THROW(a.to(kiln::device::cuda(kiln::cuda_device_count() + 1)),
+               kiln::device_error);
   std::vector<float> ok(6, 1.0f);
   a.copy_from_host(ok);
   EXPECT_EQ(a.to_vector(), ok);
@@ -120,7 +126,8 @@ TEST(TransferGpu, RoundTripsMatchTheHost) {
   EXPECT_EQ(g.to_vector(), v);
   EXPECT_EQ(g.to(host).to_vector(), v);
   // Strided views: D2H and H2D through device temporaries.
-  auto gview = g.slice({kiln::range(std::nullopt, std::nullopt, -1), kiln::range(1, std::nullopt, 2)});
+  auto gview = g.slice({kiln::range(std::nullopt, std::nullopt, -1),
+                        kiln::range(1, std::nullopt, 2)});
   std::vector<double> out(24);
   gview.copy_to_host(out);
   EXPECT_EQ(out, reference_view(v, 6, 8));
@@ -129,7 +136,8 @@ TEST(TransferGpu, RoundTripsMatchTheHost) {
   gview.copy_from_host(w);
   EXPECT_EQ(gview.to_vector(), w);
   // Host views to the device.
-  auto hview = h.slice({kiln::range(std::nullopt, std::nullopt, -1), kiln::range(1, std::nullopt, 2)});
+  auto hview = h.slice({kiln::range(std::nullopt, std::nullopt, -1),
+                        kiln::range(1, std::nullopt, 2)});
   EXPECT_EQ(hview.to(gpu).to_vector(), reference_view(v, 6, 8));
   // D2D on one device is a contiguous copy.
   auto d = gview.to(gpu);
@@ -178,5 +186,6 @@ TEST(TransferGpu, CopiesBetweenTwoGpus) {
   s.synchronize();
   EXPECT_EQ(c.to_vector(), v);
   // Arrays of two GPUs in one operation are a device_error.
-  EXPECT_THROW(kiln::detail::assign(a, b, kiln::stream::current(g0)), kiln::device_error);
+  EXPECT_THROW(kiln::detail::assign(a, b, kiln::stream::current(g0)),
+               kiln::device_error);
 }
