@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 #include "clang/Basic/SourceManager.h"
 
@@ -123,7 +124,7 @@ public:
       case OpKind::Sub: return arith::SubIOp::create(b_, loc_, a, bv);
       case OpKind::Mul: return arith::MulIOp::create(b_, loc_, a, bv);
       case OpKind::Rem: return intRemainder(a, bv, t);
-      case OpKind::Pow: return math::IPowIOp::create(b_, loc_, a, bv);
+      case OpKind::Pow: return intPow(a, bv, t);
       case OpKind::Maximum: return u ? Value(arith::MaxUIOp::create(b_, loc_, a, bv)) : Value(arith::MaxSIOp::create(b_, loc_, a, bv));
       case OpKind::Minimum: return u ? Value(arith::MinUIOp::create(b_, loc_, a, bv)) : Value(arith::MinSIOp::create(b_, loc_, a, bv));
       default: break;
@@ -151,6 +152,46 @@ public:
       break;
     }
     return {};
+  }
+
+  /// a ** b on integers by square-and-multiply, wrapping like NumPy. A
+  /// constant exponent becomes a chain of multiplications; a variable one an
+  /// unrolled, branch-free loop over its bits. Negative exponents give
+  /// math.ipowi's answer (1 for a == 1, +-1 for a == -1, else 0); the eager
+  /// runtime raises NumPy's error instead.
+  Value intPow(Value a, Value e, ElementType t) {
+    unsigned bits = a.getType().getIntOrFloatBitWidth();
+    llvm::APInt c;
+    if (matchPattern(e, m_ConstantInt(&c)) && !c.isNegative() && c.getZExtValue() < (1u << 16)) {
+      uint64_t n = c.getZExtValue();
+      Value result = one(t), base = a;
+      bool first = true;
+      while (n) {
+        if (n & 1) {
+          result = first ? base : Value(arith::MulIOp::create(b_, loc_, result, base));
+          first = false;
+        }
+        n >>= 1;
+        if (n) base = arith::MulIOp::create(b_, loc_, base, base);
+      }
+      return result;
+    }
+    Value z = zero(t), o = one(t), result = o, base = a, exp = e;
+    for (unsigned i = 0; i < bits; ++i) {
+      Value bit = arith::TruncIOp::create(b_, loc_, b_.getI1Type(), exp);
+      Value prod = arith::MulIOp::create(b_, loc_, result, base);
+      result = arith::SelectOp::create(b_, loc_, bit, prod, result);
+      base = arith::MulIOp::create(b_, loc_, base, base);
+      exp = arith::ShRUIOp::create(b_, loc_, exp, o);
+    }
+    Value negative = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, e, z);
+    Value aIsOne = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, a, o);
+    Value aIsMinusOne = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, a, constant(t, -1.0, -1));
+    Value odd = arith::TruncIOp::create(b_, loc_, b_.getI1Type(), e);
+    Value minusOnePow = arith::SelectOp::create(b_, loc_, odd, constant(t, -1.0, -1), o);
+    Value negResult = arith::SelectOp::create(b_, loc_, aIsOne, o,
+                                              arith::SelectOp::create(b_, loc_, aIsMinusOne, minusOnePow, z));
+    return arith::SelectOp::create(b_, loc_, negative, negResult, result);
   }
 
   /// Python's a % b for floats: fmod, then moved to the sign of b.
@@ -493,8 +534,6 @@ private:
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
     case OpKind::Pow: case OpKind::Maximum: case OpKind::Minimum: {
       auto v = castAll(ct);
-      if (n.op == OpKind::Pow && kindOf(ct) == TypeKind::Int && ct != ElementType::Int32 && ct != ElementType::Int64)
-        return fail("pow of 8-bit integers is not supported; cast to int32 first");
       Value r = sb.arithmetic(n.op, v[0], v[1], ct);
       if (!r) return fail(std::string("operation '") + opName(n.op) + "' is not supported on " +
                           runtimeDTypeName(ct) + " arrays");
