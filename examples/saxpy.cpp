@@ -6,17 +6,20 @@
 #include <algorithm>
 #include <cmath>
 
-KILN_FUSE kiln::array<float> saxpy(float a, const kiln::array<float> &x, const kiln::array<float> &y) {
+KILN_FUSE kiln::array<float> saxpy(float a, const kiln::array<float> &x,
+                                   const kiln::array<float> &y) {
   return a * x + y;
 }
 
 /// max_i |got_i - ref_i| / (|a x_i| + |y_i|): the error relative to the size
 /// of the terms, which stays meaningful where a x + y cancels to near zero.
-static double max_relative_error(const std::vector<float> &got, const std::vector<double> &ref,
+static double max_relative_error(const std::vector<float> &got,
+                                 const std::vector<double> &ref,
                                  const std::vector<double> &scale) {
   double worst = 0;
   for (std::size_t i = 0; i < ref.size(); ++i)
-    worst = std::max(worst, std::abs(double(got[i]) - ref[i]) / std::max(scale[i], 1e-30));
+    worst = std::max(worst, std::abs(double(got[i]) - ref[i]) /
+                                std::max(scale[i], 1e-30));
   return worst;
 }
 
@@ -36,13 +39,17 @@ int main() {
     ref[i] = double(a) * double(hx[i]) + double(hy[i]);
     scale[i] = std::abs(double(a) * double(hx[i])) + std::abs(double(hy[i]));
   }
-  if (z_function.shape() != kiln::shape{n} || z_statement.shape() != kiln::shape{n}) {
+  if (z_function.shape() != kiln::shape{n} ||
+      z_statement.shape() != kiln::shape{n}) {
     std::printf("saxpy: FAILED (wrong result shape)\n");
     return 1;
   }
   double err_function = max_relative_error(z_function.to_vector(), ref, scale);
-  double err_statement = max_relative_error(z_statement.to_vector(), ref, scale);
-  std::printf("saxpy: max relative error %.3g (KILN_FUSE function), %.3g (statement)\n",
-              err_function, err_statement);
-  return example::report("saxpy", std::max(err_function, err_statement), 1e-6, ref.size());
+  double err_statement =
+      max_relative_error(z_statement.to_vector(), ref, scale);
+  std::printf(
+      "saxpy: max relative error %.3g (KILN_FUSE function), %.3g (statement)\n",
+      err_function, err_statement);
+  return example::report("saxpy", std::max(err_function, err_statement), 1e-6,
+                         ref.size());
 }

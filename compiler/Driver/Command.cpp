@@ -20,8 +20,9 @@ std::string quoteCommand(const std::vector<std::string> &argv) {
     if (!line.empty())
       line += ' ';
     bool plain = !word.empty() &&
-                 word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                        "0123456789-_./=+,:@%") == std::string::npos;
+                 word.find_first_not_of(
+                     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789-_./=+,:@%") == std::string::npos;
     if (plain) {
       line += word;
       continue;
@@ -57,11 +58,12 @@ int runCommand(const std::vector<std::string> &argv, bool verbose) {
   llvm::SmallVector<llvm::StringRef> args(argv.begin(), argv.end());
   std::string message;
   bool failed = false;
-  int code = llvm::sys::ExecuteAndWait(program, args, /*Env=*/std::nullopt, /*Redirects=*/{},
-                                       /*SecondsToWait=*/0, /*MemoryLimit=*/0, &message,
-                                       &failed);
+  int code = llvm::sys::ExecuteAndWait(
+      program, args, /*Env=*/std::nullopt, /*Redirects=*/{},
+      /*SecondsToWait=*/0, /*MemoryLimit=*/0, &message, &failed);
   if (failed || code < 0) {
-    reportError("'" + argv[0] + "' failed" + (message.empty() ? "" : ": " + message));
+    reportError("'" + argv[0] + "' failed" +
+                (message.empty() ? "" : ": " + message));
     return code < 0 ? -1 : (code == 0 ? 1 : code);
   }
   return code;

@@ -17,8 +17,8 @@ namespace kiln::driver {
 
 CompileDatabase::~CompileDatabase() = default;
 
-std::unique_ptr<CompileDatabase> CompileDatabase::load(const std::string &buildDir,
-                                                       std::string &error) {
+std::unique_ptr<CompileDatabase>
+CompileDatabase::load(const std::string &buildDir, std::string &error) {
   std::unique_ptr<clang::tooling::CompilationDatabase> db =
       clang::tooling::CompilationDatabase::loadFromDirectory(buildDir, error);
   if (!db)
@@ -32,8 +32,8 @@ namespace {
 
 bool isWrapper(llvm::StringRef word) {
   llvm::StringRef name = llvm::sys::path::filename(word);
-  return name == "ccache" || name == "sccache" || name == "distcc" || name == "icecc" ||
-         name == "buildcache";
+  return name == "ccache" || name == "sccache" || name == "distcc" ||
+         name == "icecc" || name == "buildcache";
 }
 
 /// `path` made absolute against `dir` (the command's working directory).
@@ -53,7 +53,8 @@ bool CompileDatabase::flagsFor(const std::string &source,
   llvm::SmallString<256> abs(source);
   llvm::sys::fs::make_absolute(abs);
   llvm::sys::path::remove_dots(abs, /*remove_dot_dot=*/true);
-  std::vector<clang::tooling::CompileCommand> commands = db_->getCompileCommands(abs);
+  std::vector<clang::tooling::CompileCommand> commands =
+      db_->getCompileCommands(abs);
   if (commands.empty())
     return false;
   const clang::tooling::CompileCommand &cmd = commands.front();
@@ -76,11 +77,13 @@ bool CompileDatabase::flagsFor(const std::string &source,
       continue;
     }
     // (--driver-mode= is what clang's tooling adds for its own use.)
-    if (a == "-c" || a == "--" || a.starts_with("--driver-mode=") || a == "-MD" || a == "-MMD" || a == "-MP" ||
+    if (a == "-c" || a == "--" || a.starts_with("--driver-mode=") ||
+        a == "-MD" || a == "-MMD" || a == "-MP" ||
         (a.starts_with("-o") && a.size() > 2) || a.starts_with("-MF") ||
         a.starts_with("-MT") || a.starts_with("-MQ"))
       continue;
-    if (!a.starts_with("-") && (a == cmd.Filename || llvm::sys::path::filename(a) == fileName))
+    if (!a.starts_with("-") &&
+        (a == cmd.Filename || llvm::sys::path::filename(a) == fileName))
       continue;
     // Paths in include flags are relative to the command's directory.
     if ((a == "-I" || a == "-isystem" || a == "-iquote" || a == "-idirafter" ||

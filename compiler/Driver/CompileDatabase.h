@@ -1,4 +1,5 @@
-//===- Driver/CompileDatabase.h - Flags from compile_commands.json -*- C++ -*-===//
+//===- Driver/CompileDatabase.h - Flags from compile_commands.json -*- C++
+//-*-===//
 //
 // For `-p BUILD_DIR`: loads the compilation database with clang's tooling
 // library and returns a source's compile flags, stripped of the compiler, the
@@ -24,11 +25,13 @@ public:
   ~CompileDatabase();
   /// Loads <buildDir>/compile_commands.json (or what clang finds there);
   /// null with `error` set when there is none.
-  static std::unique_ptr<CompileDatabase> load(const std::string &buildDir, std::string &error);
+  static std::unique_ptr<CompileDatabase> load(const std::string &buildDir,
+                                               std::string &error);
 
   /// The flags `source` was compiled with (interpolated from a similar file
   /// when it has no entry); false when the database knows nothing close.
-  bool flagsFor(const std::string &source, std::vector<std::string> &flags) const;
+  bool flagsFor(const std::string &source,
+                std::vector<std::string> &flags) const;
 
 private:
   std::unique_ptr<clang::tooling::CompilationDatabase> db_;

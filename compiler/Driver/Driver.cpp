@@ -54,7 +54,8 @@ int makeJobs(const DriverOptions &opts, std::vector<SourceJob> &jobs) {
     if (db) {
       std::vector<std::string> flags;
       if (!db->flagsFor(source, flags)) {
-        reportWarning("'" + source + "' is not in the compilation database of '" +
+        reportWarning("'" + source +
+                      "' is not in the compilation database of '" +
                       *opts.buildDir + "'");
       } else {
         // Sort the database's flags like a launcher command line.
@@ -67,7 +68,8 @@ int makeJobs(const DriverOptions &opts, std::vector<SourceJob> &jobs) {
         job.optLevel = fromDb.optLevel;
       }
     }
-    job.frontendFlags.insert(job.frontendFlags.end(), opts.frontendFlags.begin(),
+    job.frontendFlags.insert(job.frontendFlags.end(),
+                             opts.frontendFlags.begin(),
                              opts.frontendFlags.end());
     job.compileFlags.insert(job.compileFlags.end(), opts.compileFlags.begin(),
                             opts.compileFlags.end());
@@ -129,7 +131,8 @@ int emitStage(const DriverOptions &opts, const Toolchain &tc,
 }
 
 /// The object file -c writes for `source`: -o, else ./<stem>.o.
-std::string objectPathFor(const DriverOptions &opts, const std::string &source) {
+std::string objectPathFor(const DriverOptions &opts,
+                          const std::string &source) {
   if (opts.output)
     return *opts.output;
   return (llvm::sys::path::stem(source) + ".o").str();
@@ -143,14 +146,17 @@ int compileAndLink(const DriverOptions &opts, const Toolchain &tc,
   std::vector<std::string> objects; // one per source, in order
   for (const SourceJob &job : jobs) {
     StageOutputs out;
-    int code = runStages(job, opts, tc, StopAfter::Compile, /*forPtx=*/false, out);
+    int code =
+        runStages(job, opts, tc, StopAfter::Compile, /*forPtx=*/false, out);
     if (code == ExitSuccess && opts.fusionReport)
       printFusionReport(llvm::outs(), job.source, out.report);
     std::string object;
     if (code == ExitSuccess) {
-      object = linking ? temps.create(job.source, "link.o") : objectPathFor(opts, job.source);
+      object = linking ? temps.create(job.source, "link.o")
+                       : objectPathFor(opts, job.source);
       code = object.empty() ? ExitCompileError
-                            : compileObject(job, out, tc.hostCompiler, opts, tc, temps, object);
+                            : compileObject(job, out, tc.hostCompiler, opts, tc,
+                                            temps, object);
     }
     if (code != ExitSuccess)
       status = code;
@@ -168,7 +174,8 @@ int compileAndLink(const DriverOptions &opts, const Toolchain &tc,
   std::vector<std::string> inputs;
   size_t nextObject = 0;
   for (const LinkItem &item : opts.linkItems)
-    inputs.push_back(item.kind == LinkItem::Source ? objects[nextObject++] : item.value);
+    inputs.push_back(item.kind == LinkItem::Source ? objects[nextObject++]
+                                                   : item.value);
   reportStage(opts.verbose, "link");
   return linkProgram(inputs, opts, tc, opts.output.value_or("a.out"));
 }
@@ -179,7 +186,8 @@ int runKilnc(int argc, const char **argv) {
   llvm::SmallVector<const char *, 64> expanded(argv + 1, argv + argc);
   llvm::BumpPtrAllocator allocator;
   llvm::StringSaver saver(allocator);
-  if (!llvm::cl::ExpandResponseFiles(saver, llvm::cl::TokenizeGNUCommandLine, expanded)) {
+  if (!llvm::cl::ExpandResponseFiles(saver, llvm::cl::TokenizeGNUCommandLine,
+                                     expanded)) {
     reportError("cannot read a response file (@file) of the command line");
     return ExitUsageError;
   }
@@ -202,10 +210,12 @@ int runKilnc(int argc, const char **argv) {
 
   Toolchain tc = findToolchain(argc > 0 ? argv[0] : "kilnc");
   if (opts.launcher)
-    return runLauncher(opts, std::vector<std::string>(args.begin() + 1, args.end()), tc);
+    return runLauncher(
+        opts, std::vector<std::string>(args.begin() + 1, args.end()), tc);
 
   reportStage(opts.verbose, versionLine());
-  reportStage(opts.verbose, "include dir " + tc.includeDir + ", runtime " + tc.runtimeLibrary);
+  reportStage(opts.verbose, "include dir " + tc.includeDir + ", runtime " +
+                                tc.runtimeLibrary);
   std::vector<SourceJob> jobs;
   if (int code = makeJobs(opts, jobs))
     return code;
@@ -217,7 +227,8 @@ int runKilnc(int argc, const char **argv) {
     int status = ExitSuccess;
     for (const SourceJob &job : jobs) {
       StageOutputs out;
-      if (int code = runStages(job, opts, tc, StopAfter::Frontend, false, out)) {
+      if (int code =
+              runStages(job, opts, tc, StopAfter::Frontend, false, out)) {
         status = code;
         continue;
       }

@@ -36,12 +36,14 @@ void printFusionReport(llvm::raw_ostream &os, const std::string &source,
   constexpr size_t numColumns = 6;
   using Row = std::array<std::string, numColumns>;
   std::vector<Row> rows;
-  rows.push_back({"location", "function", "kernel", "fused", "inputs", "bytes/element"});
+  rows.push_back(
+      {"location", "function", "kernel", "fused", "inputs", "bytes/element"});
   for (const frontend::FusionRecord &r : records) {
     std::string inputs = plural(r.numInputs, "array", "arrays");
     if (r.numScalars)
       inputs += " + " + plural(r.numScalars, "scalar", "scalars");
-    rows.push_back({r.location, r.function, r.kernel, plural(r.numOps, "op", "ops"), inputs,
+    rows.push_back({r.location, r.function, r.kernel,
+                    plural(r.numOps, "op", "ops"), inputs,
                     std::to_string(r.bytesPerElement) + " B"});
   }
   std::array<size_t, numColumns> width{};

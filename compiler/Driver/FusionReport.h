@@ -1,4 +1,5 @@
-//===- Driver/FusionReport.h - The --fusion-report table ---------*- C++ -*-===//
+//===- Driver/FusionReport.h - The --fusion-report table ---------*- C++
+//-*-===//
 //
 // Prints the frontend's fusion records of one source as a table: where each
 // fused expression is, its function, the kernel it became, how many

@@ -31,7 +31,8 @@ std::string escapeForMake(llvm::StringRef path) {
 
 } // namespace
 
-bool rewriteDepFile(const std::string &path, const std::string &from, const std::string &to) {
+bool rewriteDepFile(const std::string &path, const std::string &from,
+                    const std::string &to) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return false;
@@ -44,8 +45,9 @@ bool rewriteDepFile(const std::string &path, const std::string &from, const std:
 }
 
 int compileObject(const SourceJob &job, const StageOutputs &stages,
-                  const std::vector<std::string> &compiler, const DriverOptions &opts,
-                  const Toolchain &tc, TempFiles &temps, const std::string &objectPath) {
+                  const std::vector<std::string> &compiler,
+                  const DriverOptions &opts, const Toolchain &tc,
+                  TempFiles &temps, const std::string &objectPath) {
   std::string cppPath = temps.create(job.source, "kiln.cpp");
   if (cppPath.empty() || !TempFiles::write(cppPath, stages.cpp))
     return ExitCompileError;
@@ -98,30 +100,36 @@ int compileObject(const SourceJob &job, const StageOutputs &stages,
   if (!hasKernelObject)
     return ExitSuccess;
   std::string kernelObject = temps.create(job.source, "kernels.o");
-  if (kernelObject.empty() || !TempFiles::write(kernelObject, stages.hostObject))
+  if (kernelObject.empty() ||
+      !TempFiles::write(kernelObject, stages.hostObject))
     return ExitCompileError;
   if (tc.ld.empty()) {
     reportError("cannot find 'ld' to add the kernels to '" + objectPath +
                 "' (set KILN_LD or put ld on PATH)");
     return ExitCompileError;
   }
-  code = runCommand({tc.ld, "-r", "-o", objectPath, hostObject, kernelObject}, opts.verbose);
+  code = runCommand({tc.ld, "-r", "-o", objectPath, hostObject, kernelObject},
+                    opts.verbose);
   return code == 0 ? ExitSuccess : ExitCompileError;
 }
 
-int linkProgram(const std::vector<std::string> &inputs, const DriverOptions &opts,
-                const Toolchain &tc, const std::string &output) {
+int linkProgram(const std::vector<std::string> &inputs,
+                const DriverOptions &opts, const Toolchain &tc,
+                const std::string &output) {
   if (tc.runtimeLibrary.empty() || !llvm::sys::fs::exists(tc.runtimeLibrary)) {
-    reportError("cannot find the Kiln runtime library" +
-                (tc.runtimeLibrary.empty() ? std::string()
-                                           : " '" + tc.runtimeLibrary + "'") +
-                " (build the kiln_runtime target, or set KILN_RUNTIME_LIBRARY)");
+    reportError(
+        "cannot find the Kiln runtime library" +
+        (tc.runtimeLibrary.empty() ? std::string()
+                                   : " '" + tc.runtimeLibrary + "'") +
+        " (build the kiln_runtime target, or set KILN_RUNTIME_LIBRARY)");
     return ExitCompileError;
   }
   std::vector<std::string> argv = tc.hostCompiler;
-  argv.insert(argv.end(), opts.linkDriverFlags.begin(), opts.linkDriverFlags.end());
+  argv.insert(argv.end(), opts.linkDriverFlags.begin(),
+              opts.linkDriverFlags.end());
   argv.insert(argv.end(), inputs.begin(), inputs.end());
-  argv.insert(argv.end(), {"-o", output, tc.runtimeLibrary, "-ldl", "-lpthread"});
+  argv.insert(argv.end(),
+              {"-o", output, tc.runtimeLibrary, "-ldl", "-lpthread"});
   return runCommand(argv, opts.verbose) == 0 ? ExitSuccess : ExitCompileError;
 }
 

@@ -1,4 +1,5 @@
-//===- Driver/HostCompiler.h - The host compiler and linker steps -*- C++ -*-===//
+//===- Driver/HostCompiler.h - The host compiler and linker steps -*- C++
+//-*-===//
 //
 // Compiles the rewritten C++ with the host compiler ($KILN_CXX, else c++),
 // merges the kernels' host object into the result with `ld -r`, and links
@@ -22,16 +23,19 @@ namespace kiln::driver {
 /// `objectPath`, adding the kernels' host object when there is one. Fixes a
 /// dependency file (-MD) to name `job.source`. Returns an ExitCode.
 int compileObject(const SourceJob &job, const StageOutputs &stages,
-                  const std::vector<std::string> &compiler, const DriverOptions &opts,
-                  const Toolchain &tc, TempFiles &temps, const std::string &objectPath);
+                  const std::vector<std::string> &compiler,
+                  const DriverOptions &opts, const Toolchain &tc,
+                  TempFiles &temps, const std::string &objectPath);
 
 /// Links `inputs` (objects and linker flags, in order) with the runtime into
 /// `output`. Returns an ExitCode.
-int linkProgram(const std::vector<std::string> &inputs, const DriverOptions &opts,
-                const Toolchain &tc, const std::string &output);
+int linkProgram(const std::vector<std::string> &inputs,
+                const DriverOptions &opts, const Toolchain &tc,
+                const std::string &output);
 
 /// Replaces `from` by `to` in the make-style dependency file at `path`.
-bool rewriteDepFile(const std::string &path, const std::string &from, const std::string &to);
+bool rewriteDepFile(const std::string &path, const std::string &from,
+                    const std::string &to);
 
 } // namespace kiln::driver
 

@@ -31,14 +31,15 @@ bool mentionsKiln(const std::string &path) {
 
 } // namespace
 
-int runLauncher(const DriverOptions &parsed, const std::vector<std::string> &args,
-                const Toolchain &tc) {
+int runLauncher(const DriverOptions &parsed,
+                const std::vector<std::string> &args, const Toolchain &tc) {
   DriverOptions opts = parsed;
   const char *verboseEnv = std::getenv("KILN_VERBOSE");
   opts.verbose = verboseEnv && *verboseEnv && std::string(verboseEnv) != "0";
 
-  bool kilnCompile = opts.compileOnly && opts.sources.size() == 1 && opts.output &&
-                     opts.passthroughReason.empty() && mentionsKiln(opts.sources[0]);
+  bool kilnCompile = opts.compileOnly && opts.sources.size() == 1 &&
+                     opts.output && opts.passthroughReason.empty() &&
+                     mentionsKiln(opts.sources[0]);
   if (!kilnCompile) {
     int code = runCommand(args, opts.verbose);
     return code < 0 ? ExitCompileError : code;
@@ -51,10 +52,12 @@ int runLauncher(const DriverOptions &parsed, const std::vector<std::string> &arg
   job.hasStd = opts.hasStd;
   job.optLevel = opts.optLevel;
   StageOutputs stages;
-  if (int code = runStages(job, opts, tc, StopAfter::Compile, /*forPtx=*/false, stages))
+  if (int code = runStages(job, opts, tc, StopAfter::Compile, /*forPtx=*/false,
+                           stages))
     return code;
   TempFiles temps(/*keep=*/false);
-  return compileObject(job, stages, opts.hostCompiler, opts, tc, temps, *opts.output);
+  return compileObject(job, stages, opts.hostCompiler, opts, tc, temps,
+                       *opts.output);
 }
 
 } // namespace kiln::driver

@@ -1,4 +1,5 @@
-//===- Driver/Launcher.h - kilnc as CMake's compiler launcher ----*- C++ -*-===//
+//===- Driver/Launcher.h - kilnc as CMake's compiler launcher ----*- C++
+//-*-===//
 //
 // `kilnc --launcher <compiler> <args...>`: the form CMake's
 // CXX_COMPILER_LAUNCHER produces. A single-source compile (-c) runs through

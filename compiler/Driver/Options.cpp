@@ -19,8 +19,8 @@ namespace kiln::driver {
 
 bool isCxxSource(const std::string &path) {
   StringRef ext = llvm::sys::path::extension(path);
-  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++" || ext == ".C" ||
-         ext == ".cp" || ext == ".CPP";
+  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++" ||
+         ext == ".C" || ext == ".cp" || ext == ".CPP";
 }
 
 namespace {
@@ -28,15 +28,16 @@ namespace {
 /// Wrappers that may precede the compiler in a launcher command.
 bool isCompilerWrapper(StringRef word) {
   StringRef name = llvm::sys::path::filename(word);
-  return name == "ccache" || name == "sccache" || name == "distcc" || name == "icecc" ||
-         name == "buildcache";
+  return name == "ccache" || name == "sccache" || name == "distcc" ||
+         name == "icecc" || name == "buildcache";
 }
 
 /// Flags whose value may be joined or separate and that the frontend needs.
 bool isPreprocessorFlagWithValue(StringRef flag) {
   return llvm::StringSwitch<bool>(flag)
       .Cases({"-I", "-D", "-U", "-isystem", "-iquote", "-idirafter"}, true)
-      .Cases({"-include", "-imacros", "-isysroot", "--sysroot", "-iprefix"}, true)
+      .Cases({"-include", "-imacros", "-isysroot", "--sysroot", "-iprefix"},
+             true)
       .Default(false);
 }
 
@@ -50,8 +51,9 @@ bool isLinkerFlagWithValue(StringRef flag) {
 bool isLinkerFlag(StringRef a) {
   return a.starts_with("-L") || a.starts_with("-l") || a.starts_with("-Wl,") ||
          a == "-shared" || a.starts_with("-static") || a == "-rdynamic" ||
-         a.starts_with("-fuse-ld=") || a == "-nostdlib" || a == "-nodefaultlibs" ||
-         a == "-nostartfiles" || a == "-pie" || a == "-no-pie" || a == "-s";
+         a.starts_with("-fuse-ld=") || a == "-nostdlib" ||
+         a == "-nodefaultlibs" || a == "-nostartfiles" || a == "-pie" ||
+         a == "-no-pie" || a == "-s";
 }
 
 /// Other compile flags with a separate value (kept paired).
@@ -65,10 +67,11 @@ bool isCompileFlagWithValue(StringRef flag) {
 bool frontendWantsFlag(StringRef a) {
   return a.starts_with("-std=") || a.starts_with("-O") || a == "-pthread" ||
          a == "-nostdinc" || a == "-nostdinc++" || a.starts_with("-stdlib=") ||
-         a.starts_with("--sysroot=") || a == "-ffreestanding" || a == "-fno-exceptions" ||
-         a == "-fexceptions" || a == "-fno-rtti" || a == "-frtti" || a == "-funsigned-char" ||
-         a == "-fsigned-char" || a == "-m32" || a == "-m64" || a == "-w" ||
-         a == "-fopenmp" || a == "-ffast-math" || a == "-fno-fast-math";
+         a.starts_with("--sysroot=") || a == "-ffreestanding" ||
+         a == "-fno-exceptions" || a == "-fexceptions" || a == "-fno-rtti" ||
+         a == "-frtti" || a == "-funsigned-char" || a == "-fsigned-char" ||
+         a == "-m32" || a == "-m64" || a == "-w" || a == "-fopenmp" ||
+         a == "-ffast-math" || a == "-fno-fast-math";
 }
 
 /// -O<x> as a number for the kernels (kilnc's pipeline levels 0..3).
@@ -124,7 +127,8 @@ ParseResult parseCommandLine(const std::vector<std::string> &args) {
     return result;
   };
   // Adds a compile flag (and its value) to the lists it belongs to.
-  auto addCompile = [&](std::initializer_list<std::string> words, bool frontend, bool link) {
+  auto addCompile = [&](std::initializer_list<std::string> words, bool frontend,
+                        bool link) {
     for (const std::string &w : words) {
       o.compileFlags.push_back(w);
       if (frontend)
@@ -197,8 +201,9 @@ ParseResult parseCommandLine(const std::vector<std::string> &args) {
         for (StringRef arch : archs) {
           arch = arch.trim();
           if (!isValidCudaArch(arch))
-            return fail("invalid CUDA architecture '" + arch.str() +
-                        "' in '--cuda-arch' (expected a list like sm_80,sm_90)");
+            return fail(
+                "invalid CUDA architecture '" + arch.str() +
+                "' in '--cuda-arch' (expected a list like sm_80,sm_90)");
           if (std::find(o.cudaArchs.begin(), o.cudaArchs.end(), arch.str()) ==
               o.cudaArchs.end())
             o.cudaArchs.push_back(arch.str());
@@ -234,9 +239,12 @@ ParseResult parseCommandLine(const std::vector<std::string> &args) {
       o.compileOnly = true;
       continue;
     }
-    if (a == "-E" || a == "-S" || a == "-M" || a == "-MM" || a == "-fsyntax-only") {
+    if (a == "-E" || a == "-S" || a == "-M" || a == "-MM" ||
+        a == "-fsyntax-only") {
       if (!o.launcher)
-        return fail("'" + arg + "' is not supported; use --emit=cpp to see the rewritten source");
+        return fail(
+            "'" + arg +
+            "' is not supported; use --emit=cpp to see the rewritten source");
       o.passthroughReason = arg;
       addCompile({arg}, false, false);
       continue;
@@ -266,7 +274,8 @@ ParseResult parseCommandLine(const std::vector<std::string> &args) {
       addCompile({arg, value}, false, false);
       continue;
     }
-    if ((a.starts_with("-MF") || a.starts_with("-MT") || a.starts_with("-MQ")) &&
+    if ((a.starts_with("-MF") || a.starts_with("-MT") ||
+         a.starts_with("-MQ")) &&
         a.size() > 3) {
       if (a.starts_with("-MF"))
         o.depFile = a.drop_front(3).str();
@@ -288,7 +297,8 @@ ParseResult parseCommandLine(const std::vector<std::string> &args) {
       ++i;
       continue;
     }
-    if ((a.starts_with("-I") || a.starts_with("-D") || a.starts_with("-U")) && a.size() > 2) {
+    if ((a.starts_with("-I") || a.starts_with("-D") || a.starts_with("-U")) &&
+        a.size() > 2) {
       addCompile({arg}, true, false);
       continue;
     }
@@ -356,20 +366,24 @@ ParseResult parseCommandLine(const std::vector<std::string> &args) {
     return result;
 
   if (o.linkItems.empty() ||
-      std::none_of(o.linkItems.begin(), o.linkItems.end(),
-                   [](const LinkItem &item) { return item.kind != LinkItem::Flag; }))
+      std::none_of(
+          o.linkItems.begin(), o.linkItems.end(),
+          [](const LinkItem &item) { return item.kind != LinkItem::Flag; }))
     return fail("no input files");
   if (o.emit != EmitKind::None) {
     for (const LinkItem &item : o.linkItems)
       if (item.kind == LinkItem::Object)
-        return fail("'--emit' takes C++ sources only, not '" + item.value + "'");
+        return fail("'--emit' takes C++ sources only, not '" + item.value +
+                    "'");
   }
-  bool printsOnly = o.emit != EmitKind::None || (o.fusionReport && !o.compileOnly && !o.output);
+  bool printsOnly = o.emit != EmitKind::None ||
+                    (o.fusionReport && !o.compileOnly && !o.output);
   if (o.output && *o.output == "-" && !printsOnly)
     return fail("'-o -' writes to standard output, which only --emit does");
   if ((o.compileOnly || printsOnly) && o.sources.empty())
     return fail("no C++ source files among the inputs");
-  if (o.compileOnly && o.output && o.sources.size() > 1 && o.emit == EmitKind::None)
+  if (o.compileOnly && o.output && o.sources.size() > 1 &&
+      o.emit == EmitKind::None)
     return fail("cannot specify -o when generating multiple output files");
   return result;
 }

@@ -15,7 +15,11 @@
 namespace kiln::driver {
 
 /// Exit codes of kilnc.
-enum ExitCode : int { ExitSuccess = 0, ExitCompileError = 1, ExitUsageError = 2 };
+enum ExitCode : int {
+  ExitSuccess = 0,
+  ExitCompileError = 1,
+  ExitUsageError = 2
+};
 
 /// The stage --emit prints.
 enum class EmitKind { None, MLIR, FusedMLIR, PTX, Cpp };
@@ -38,12 +42,12 @@ struct DriverOptions {
   /// compiler launcher); `hostCompiler` holds the compiler words.
   bool launcher = false;
 
-  std::optional<std::string> output; ///< -o ("-" = stdout)
-  std::vector<std::string> sources;  ///< C++ sources, in order
-  std::vector<LinkItem> linkItems;   ///< sources, objects and linker flags
-  std::vector<std::string> cudaArchs; ///< --cuda-arch, e.g. "sm_90"
+  std::optional<std::string> output;   ///< -o ("-" = stdout)
+  std::vector<std::string> sources;    ///< C++ sources, in order
+  std::vector<LinkItem> linkItems;     ///< sources, objects and linker flags
+  std::vector<std::string> cudaArchs;  ///< --cuda-arch, e.g. "sm_90"
   std::optional<std::string> buildDir; ///< -p
-  int optLevel = -1;                 ///< -O<n>; -1 when not given
+  int optLevel = -1;                   ///< -O<n>; -1 when not given
 
   /// Flags clang's frontend needs to parse the source like the host compiler
   /// does (-I -D -U -std= -include -O -pthread ...), in order.

@@ -28,8 +28,9 @@ std::string printModule(mlir::ModuleOp module) {
 
 } // namespace
 
-int runStages(const SourceJob &job, const DriverOptions &opts, const Toolchain &tc,
-              StopAfter stop, bool forPtx, StageOutputs &out) {
+int runStages(const SourceJob &job, const DriverOptions &opts,
+              const Toolchain &tc, StopAfter stop, bool forPtx,
+              StageOutputs &out) {
   mlir::DialectRegistry registry;
   pipeline::registerDialects(registry);
   mlir::MLIRContext context(registry);
@@ -46,7 +47,8 @@ int runStages(const SourceJob &job, const DriverOptions &opts, const Toolchain &
     return ExitCompileError;
   out.numKernels = fres.kernels.size();
   out.report = fres.report;
-  reportStage(opts.verbose, "frontend: " + std::to_string(out.numKernels) + " kernel(s)");
+  reportStage(opts.verbose,
+              "frontend: " + std::to_string(out.numKernels) + " kernel(s)");
   if (stop == StopAfter::Frontend) {
     out.mlir = fres.module ? printModule(*fres.module) : "";
     return ExitSuccess;
@@ -80,9 +82,11 @@ int runStages(const SourceJob &job, const DriverOptions &opts, const Toolchain &
     std::string archs;
     for (const std::string &a : popts.cudaArchs)
       archs += (archs.empty() ? "" : ",") + a;
-    reportStage(opts.verbose, "compile: PTX" + (archs.empty() ? "" : " + cubins for " + archs) +
-                                  (popts.emitHost ? " + host object" : "") + ", -O" +
-                                  std::to_string(popts.optLevel));
+    reportStage(opts.verbose,
+                "compile: PTX" +
+                    (archs.empty() ? "" : " + cubins for " + archs) +
+                    (popts.emitHost ? " + host object" : "") + ", -O" +
+                    std::to_string(popts.optLevel));
     mlir::FailureOr<pipeline::CompiledKernels> result =
         pipeline::compile(*fres.module, popts);
     if (mlir::failed(result))

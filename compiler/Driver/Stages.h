@@ -32,19 +32,20 @@ enum class StopAfter { Frontend, Fuse, Compile };
 
 /// What the stages produced for one source.
 struct StageOutputs {
-  std::string mlir;        ///< frontend module (when stopping after Frontend)
-  std::string fusedMlir;   ///< fused module (when stopping after Fuse)
-  std::string ptx;         ///< all kernels' PTX
-  std::string cpp;         ///< rewritten source + kernel table
-  std::string hostObject;  ///< the kernels' host variants (ELF), may be empty
+  std::string mlir;       ///< frontend module (when stopping after Frontend)
+  std::string fusedMlir;  ///< fused module (when stopping after Fuse)
+  std::string ptx;        ///< all kernels' PTX
+  std::string cpp;        ///< rewritten source + kernel table
+  std::string hostObject; ///< the kernels' host variants (ELF), may be empty
   unsigned numKernels = 0;
   std::vector<frontend::FusionRecord> report;
 };
 
 /// Runs the stages up to `stop`. Diagnostics go to stderr; returns
 /// ExitSuccess or ExitCompileError. `forPtx` skips the host back end.
-int runStages(const SourceJob &job, const DriverOptions &opts, const Toolchain &tc,
-              StopAfter stop, bool forPtx, StageOutputs &out);
+int runStages(const SourceJob &job, const DriverOptions &opts,
+              const Toolchain &tc, StopAfter stop, bool forPtx,
+              StageOutputs &out);
 
 } // namespace kiln::driver
 

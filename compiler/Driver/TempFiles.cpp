@@ -20,7 +20,8 @@ TempFiles::~TempFiles() {
     llvm::sys::fs::remove(path);
 }
 
-std::string TempFiles::create(const std::string &source, const std::string &suffix) {
+std::string TempFiles::create(const std::string &source,
+                              const std::string &suffix) {
   std::string stem = llvm::sys::path::stem(source).str();
   if (keep_) {
     std::string path = stem + "." + suffix;

@@ -1,4 +1,5 @@
-//===- Driver/Toolchain.h - Where kilnc finds its tools and files -*- C++ -*-===//
+//===- Driver/Toolchain.h - Where kilnc finds its tools and files -*- C++
+//-*-===//
 //
 // Locates what a compile needs besides kilnc itself: the Kiln headers and
 // runtime library (installed layout next to the kilnc executable, else the
@@ -14,15 +15,15 @@
 namespace kiln::driver {
 
 struct Toolchain {
-  std::string kilncPath;       ///< this executable
-  std::string includeDir;      ///< holds kiln/kiln.hpp
-  std::string runtimeLibrary;  ///< libkiln_runtime.a (may not exist yet)
-  std::string resourceDir;     ///< clang's builtin headers
+  std::string kilncPath;      ///< this executable
+  std::string includeDir;     ///< holds kiln/kiln.hpp
+  std::string runtimeLibrary; ///< libkiln_runtime.a (may not exist yet)
+  std::string resourceDir;    ///< clang's builtin headers
   /// The host compiler's words: $KILN_CXX split at spaces, else "c++".
   std::vector<std::string> hostCompiler;
-  std::string ld;              ///< $KILN_LD, else ld on PATH
-  std::string ptxas;           ///< empty when not found
-  std::string fatbinary;       ///< empty when not found
+  std::string ld;        ///< $KILN_LD, else ld on PATH
+  std::string ptxas;     ///< empty when not found
+  std::string fatbinary; ///< empty when not found
 };
 
 /// Finds everything; `argv0` locates the kilnc executable.

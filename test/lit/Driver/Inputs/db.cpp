@@ -2,4 +2,6 @@
 #include "Inputs/dep.h" // found through the database's -I.
 #include <cstdio>
 
-int main() { std::printf("from the database: %d, answer %d\n", FROM_DB, KILN_TEST_ANSWER); }
+int main() {
+  std::printf("from the database: %d, answer %d\n", FROM_DB, KILN_TEST_ANSWER);
+}
