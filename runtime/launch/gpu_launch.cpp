@@ -13,6 +13,7 @@
 #include "runtime/cuda/driver.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -25,7 +26,6 @@ namespace {
 
 constexpr int num_variants = 1 + max_kernel_rank;
 constexpr int default_block = 256;
-constexpr int blocks_per_sm = 32;
 
 /// What one (kernel, GPU) pair needs at launch time. Never freed: modules
 /// live as long as the process (the driver releases them at exit).
@@ -194,8 +194,10 @@ void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
       variant == contig_variant ? std::max<int>(k.vector_width, 1) : 1;
   const std::int64_t per_block = static_cast<std::int64_t>(block) * width;
   const std::int64_t wanted = (n + per_block - 1) / per_block;
-  const std::int64_t cap =
-      static_cast<std::int64_t>(e.multiprocessors) * blocks_per_sm;
+  // One vector access per thread measured fastest on an H100 (1.02 of the
+  // device copy for saxpy, against 0.97 at 16 blocks per SM); the kernels
+  // loop grid-stride past grid.x's limit.
+  const std::int64_t cap = std::numeric_limits<std::int32_t>::max();
   const unsigned grid =
       static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, cap));
 
