@@ -64,6 +64,9 @@ bool CompileDatabase::flagsFor(const std::string &source,
   size_t i = 1;
   if (line.size() > 1 && line[1] == "--launcher") {
     i = 2;
+    while (i < line.size() &&
+           llvm::StringRef(line[i]).starts_with("--cuda-arch="))
+      ++i; // kiln_target()'s KILN_CUDA_ARCHS
     while (i < line.size() && isWrapper(line[i]))
       ++i;
     ++i;
