@@ -6,6 +6,9 @@
 # package (find_package(Kiln) sets KILN_KILNC).
 include_guard(GLOBAL)
 
+set(KILN_CUDA_ARCHS "" CACHE STRING
+    "GPU archs (e.g. sm_90) kiln_target() compiles cubins for, beside the sm_80 PTX")
+
 function(kiln_target target)
   if(NOT TARGET ${target})
     message(FATAL_ERROR "kiln_target: '${target}' is not a target")
@@ -27,7 +30,12 @@ function(kiln_target target)
   endif()
 
   # Keep a launcher the target already has (e.g. ccache) after kilnc's.
+  # KILN_CUDA_ARCHS (e.g. "sm_90") adds cubins for those GPUs beside the PTX.
   set(_kiln_launcher "${_kiln_kilnc}" --launcher)
+  if(KILN_CUDA_ARCHS)
+    string(REPLACE ";" "," _kiln_archs "${KILN_CUDA_ARCHS}")
+    list(APPEND _kiln_launcher "--cuda-arch=${_kiln_archs}")
+  endif()
   # (A launcher with --launcher is kilnc already: kiln_target() ran before,
   # or the project uses kiln-toolchain.cmake.)
   get_target_property(_kiln_previous ${target} CXX_COMPILER_LAUNCHER)

@@ -11,7 +11,7 @@ cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_
 ninja -C "$build" -j2
 rm -rf .carry && mkdir -p .carry/bin
 find "$build/test/unit" "$build/test/e2e" "$build/benchmarks" -maxdepth 2 -type f -perm -u+x \
-  \( -name 'unit_*' -o -name 'e2e_*' -o -name 'bench_*' \) -exec cp {} .carry/bin/ \;
+  \( -name 'unit_runtime_*' -o -name 'e2e_*' -o -name 'bench_*' \) -exec cp {} .carry/bin/ \;
 for src in examples/*.cpp; do # examples are built as <name>
   name=$(basename "$src" .cpp)
   cp "$build/examples/$name" ".carry/bin/example_$name"

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "Driver/Options.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Path.h"
@@ -111,7 +113,18 @@ ParseResult parseCommandLine(const std::vector<std::string> &args) {
 
   if (!args.empty() && args[0] == "--launcher") {
     o.launcher = true;
-    for (i = 1; i < args.size();) {
+    i = 1;
+    // `--launcher --cuda-arch=sm_90 c++ ...`: kiln_target() passes the
+    // target archs this way (KILN_CUDA_ARCHS).
+    std::vector<std::string> archArgs;
+    while (i < args.size() && StringRef(args[i]).starts_with("--cuda-arch="))
+      archArgs.push_back(args[i++]);
+    for (const std::string &a : archArgs) {
+      for (StringRef arch : llvm::split(StringRef(a).drop_front(12), ','))
+        if (!arch.empty())
+          o.cudaArchs.push_back(arch.str());
+    }
+    for (; i < args.size();) {
       o.hostCompiler.push_back(args[i++]);
       if (!isCompilerWrapper(o.hostCompiler.back()))
         break;
