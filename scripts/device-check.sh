@@ -6,7 +6,7 @@
 # PyTorch. Ends with a short table. Usage: scripts/device-check.sh [--no-bench]
 set -u
 cd "$(dirname "$0")/.."
-out=${OUT:-/tmp/kiln-device}
+out=/tmp/kiln-device # logs; a summary is copied to $OUT (device tool) at the end
 mkdir -p "$out"
 bin=.carry/bin
 status=()
@@ -45,6 +45,10 @@ if [ "${1:-}" != "--no-bench" ]; then
   python3 benchmarks/report.py "$out"/*.jsonl | tee "$out/report.md"
 fi
 
+if [ -n "${OUT:-}" ]; then
+  cp "$out"/*.jsonl "$out"/report.md "$OUT"/ 2>/dev/null
+  tar -czf "$OUT/logs.tgz" -C "$out" . 2>/dev/null
+fi
 echo
 printf '%s\n' "${status[@]}"
 n_pass=$(printf '%s\n' "${status[@]}" | grep -c '^PASS')
