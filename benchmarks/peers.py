@@ -31,17 +31,32 @@ B = x.nbytes
 o = cp.empty_like(x)
 emit("d2d copy (read+write)", bench(lambda: o.__setitem__(Ellipsis, x)), 2 * B)
 
-saxpy_f = cp.fuse(lambda a, x, y: a * x + y)
+@cp.fuse
+def saxpy_f(a, x, y):
+    return a * x + y
+
+
+
 ek = cp.ElementwiseKernel("T a, T x, T y", "T z", "z = a * x + y", "saxpy")
 emit("cupy eager a*x+y", bench(lambda: a * x + y), 3 * B)
 emit("cupy.fuse a*x+y", bench(lambda: saxpy_f(a, x, y)), 3 * B)
 emit("ElementwiseKernel a*x+y", bench(lambda: ek(a, x, y, o)), 3 * B)
 
-sq = cp.fuse(lambda x, y: (x - y) * (x - y))
+@cp.fuse
+def sq(x, y):
+    return (x - y) * (x - y)
+
+
+
 emit("cupy eager (x-y)*(x-y)", bench(lambda: (x - y) * (x - y)), 3 * B)
 emit("cupy.fuse (x-y)*(x-y)", bench(lambda: sq(x, y)), 3 * B)
 
-leaky = cp.fuse(lambda x: cp.where(x > 0, x, cp.float32(0.01) * x))
+@cp.fuse
+def leaky(x):
+    return cp.where(x > 0, x, cp.float32(0.01) * x)
+
+
+
 emit("cupy eager leaky_relu", bench(lambda: cp.where(x > 0, x, cp.float32(0.01) * x)), 2 * B)
 emit("cupy.fuse leaky_relu", bench(lambda: leaky(x)), 2 * B)
 
@@ -61,8 +76,14 @@ m = 1 << 14
 X = x.reshape(m, m)
 row = y[:m].copy()
 emit("cupy x + row (16k x 16k)", bench(lambda: X + row), 2 * B + m * 4)
-ss = cp.fuse(lambda t: t * cp.float32(2.0) + cp.float32(1.0))
-emit("cupy.fuse x.T*2+1 (16k x 16k)", bench(lambda: ss(X.T)), 2 * B)
+@cp.fuse
+def scale_shift(t):
+    return t * cp.float32(2.0) + cp.float32(1.0)
+
+
+ek_row = cp.ElementwiseKernel("T x, T r", "T z", "z = x + r", "add_row")
+emit("ElementwiseKernel x + row (16k x 16k)", bench(lambda: ek_row(X, row, o.reshape(m, m))), 2 * B + m * 4)
+emit("cupy.fuse x.T*2+1 (16k x 16k)", bench(lambda: scale_shift(X.T)), 2 * B)
 
 import torch
 tx = torch.as_tensor(x, device="cuda")

@@ -32,7 +32,10 @@ if command -v compute-sanitizer >/dev/null; then
     [ -x "$e" ] && run "memcheck.$(basename "$e")" compute-sanitizer --tool memcheck --error-exitcode 9 "$e"
   done
   for t in "$bin"/unit_runtime_launch_test "$bin"/unit_runtime_transfer_test "$bin"/unit_runtime_copy_cast_test; do
-    [ -x "$t" ] && run "memcheck.$(basename "$t")" compute-sanitizer --tool memcheck --error-exitcode 9 "$t" \
+    # These tests provoke API errors on purpose (bad PTX, absent devices):
+    # report memory errors only.
+    [ -x "$t" ] && run "memcheck.$(basename "$t")" compute-sanitizer --tool memcheck --report-api-errors no \
+      --error-exitcode 9 "$t" \
       --gtest_brief=1 --gtest_filter='*Gpu*:*GPU*:*Cuda*:*CUDA*'
   done
 fi
