@@ -44,6 +44,7 @@ std::string emitKernelTable(const KernelTableInput &in) {
     for (const auto &k : kernels) {
       s += "void " + k.name + "_contig_host(void **);\n";
       for (int r = 1; r <= 4; ++r) s += "void " + k.name + "_strided" + std::to_string(r) + "_host(void **);\n";
+      s += "void " + k.name + "_rows_host(void **);\n";
     }
     s += "}\n";
   }
@@ -76,7 +77,8 @@ std::string emitKernelTable(const KernelTableInput &in) {
     }
     s += "  " + std::to_string(k.inputs.size()) + ", " + std::to_string(k.outputs.size()) + ", " +
          std::to_string(k.scalars.size()) + ",\n";
-    s += "  kiln_types_" + id + ",\n  " + std::to_string(contigVectorWidth(k)) + "};\n";
+    s += "  kiln_types_" + id + ",\n  " + std::to_string(contigVectorWidth(k)) + ",\n";
+    s += in.withHost ? "  " + k.name + "_rows_host};\n" : "  nullptr};\n";
   }
   s += "} // namespace\n";
   for (size_t i = 0; i < kernels.size(); ++i)

@@ -27,6 +27,8 @@ namespace {
 
 /// The highest rank with a strided variant (kiln::detail::max_kernel_rank).
 constexpr unsigned kMaxRank = 4;
+/// Pseudo-rank of the `_rows` variant: rank 2, inner dimension contiguous.
+constexpr unsigned kRows = kMaxRank + 1;
 
 /// Builds the variants of one fused kernel.
 class VariantBuilder {
@@ -37,7 +39,8 @@ public:
       scalarOfArg[arg] = i;
   }
 
-  /// Parameter types: operands as memrefs of `rank` (0: contig), then scalars.
+  /// Parameter types: operands as memrefs of `rank` (0: contig, kRows: rank 2
+  /// with a unit inner stride), then scalars.
   FunctionType signature(unsigned rank) const {
     SmallVector<Type> params;
     for (Type t : k.operandTypes())
@@ -68,6 +71,8 @@ public:
         gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
     if (rank == 0)
       buildGpuContig(b, loc, tid, stride);
+    else if (rank == kRows)
+      buildGpuRows(b, loc, tid, stride);
     else
       buildGpuStrided(b, loc, rank, tid, stride);
     gpu::ReturnOp::create(b, loc);
@@ -86,7 +91,7 @@ public:
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     // Nested loops, innermost over the last dimension: LLVM vectorizes it.
     SmallVector<Value> indices;
-    unsigned loops = std::max(rank, 1u);
+    unsigned loops = rank == kRows ? 2 : std::max(rank, 1u);
     for (unsigned d = 0; d < loops; ++d) {
       Value size = memref::DimOp::create(b, loc, operands.front(), d);
       auto loop = scf::ForOp::create(b, loc, zero, size, one);
@@ -111,6 +116,13 @@ private:
       return MemRefType::get(
           {ShapedType::kDynamic}, stored,
           StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}));
+    if (rank == kRows) {
+      SmallVector<int64_t> dyn(2, ShapedType::kDynamic);
+      return MemRefType::get(
+          dyn, stored,
+          StridedLayoutAttr::get(ctx, ShapedType::kDynamic,
+                                 {ShapedType::kDynamic, 1}));
+    }
     SmallVector<int64_t> dyn(rank, ShapedType::kDynamic);
     return MemRefType::get(
         dyn, stored, StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dyn));
@@ -184,6 +196,79 @@ private:
                               operands[base + i], indices);
   }
 
+  /// Loads `width` consecutive elements of every input at `indices` (the
+  /// last index advances) with aligned vector accesses, computes, and stores
+  /// the outputs the same way.
+  void vectorStep(OpBuilder &b, Location loc, unsigned width, ValueRange indices) {
+    SmallVector<SmallVector<Value>> lanes(width);
+    for (auto [i, type] : llvm::enumerate(k.inputTypes)) {
+      Type stored = storageType(type);
+      auto vecType = VectorType::get({width}, stored);
+      Value vec = vector::LoadOp::create(
+          b, loc, vecType, operands[i], indices,
+          /*nontemporal=*/false, llvm::Align(width * storageBytes(type)));
+      for (unsigned lane = 0; lane < width; ++lane)
+        lanes[lane].push_back(fromStorage(
+            b, loc, vector::ExtractOp::create(b, loc, vec, int64_t(lane)),
+            type));
+    }
+    SmallVector<SmallVector<Value>> results;
+    for (unsigned lane = 0; lane < width; ++lane)
+      results.push_back(compute(b, lanes[lane]));
+    unsigned firstOut = k.inputTypes.size();
+    for (auto [o, type] : llvm::enumerate(k.outputTypes)) {
+      SmallVector<Value> elems;
+      for (unsigned lane = 0; lane < width; ++lane)
+        elems.push_back(toStorage(b, loc, results[lane][o], type));
+      auto vecType = VectorType::get({width}, storageType(type));
+      Value vec = vector::FromElementsOp::create(b, loc, vecType, elems);
+      vector::StoreOp::create(b, loc, vec, operands[firstOut + o], indices,
+                              /*nontemporal=*/false,
+                              llvm::Align(width * storageBytes(type)));
+    }
+  }
+
+  /// `_rows`: a grid-stride loop over (row, chunk of V columns) with vector
+  /// accesses; the runtime guarantees columns % V == 0 and aligned rows. The
+  /// row index is one division per V elements (32-bit when it fits).
+  void buildGpuRows(OpBuilder &b, Location loc, Value tid, Value stride) {
+    unsigned width = vectorWidth(k);
+    Value rows = memref::DimOp::create(b, loc, operands.front(), 0);
+    Value cols = memref::DimOp::create(b, loc, operands.front(), 1);
+    Value v = arith::ConstantIndexOp::create(b, loc, width);
+    Value perRow = arith::DivUIOp::create(b, loc, cols, v);
+    Value total = arith::MulIOp::create(b, loc, rows, perRow);
+    Value limit = arith::ConstantIndexOp::create(
+        b, loc, std::numeric_limits<int32_t>::max());
+    Value fits = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule,
+        arith::AddIOp::create(b, loc, total, stride), limit);
+    auto branch = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    for (bool narrow : {true, false}) {
+      b.setInsertionPointToStart(narrow ? branch.thenBlock() : branch.elseBlock());
+      Type t = narrow ? Type(b.getI32Type()) : Type(b.getIndexType());
+      auto cast = [&](Value x) -> Value {
+        return narrow ? Value(arith::IndexCastUIOp::create(b, loc, t, x)) : x;
+      };
+      auto uncast = [&](Value x) -> Value {
+        return narrow ? Value(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x)) : x;
+      };
+      Value perRowT = cast(perRow);
+      auto loop = scf::ForOp::create(b, loc, cast(tid), cast(total), cast(stride));
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value q = loop.getInductionVar();
+      Value row = uncast(arith::DivUIOp::create(b, loc, q, perRowT));
+      Value chunk = uncast(arith::RemUIOp::create(b, loc, q, perRowT));
+      Value col = arith::MulIOp::create(b, loc, chunk, v);
+      if (width > 1)
+        vectorStep(b, loc, width, ValueRange{row, col});
+      else
+        storeElement(b, loc, ValueRange{row, col}, loadElement(b, loc, ValueRange{row, col}));
+    }
+  }
+
   /// Grid-stride loop of `V`-element vector accesses, then a scalar tail.
   void buildGpuContig(OpBuilder &b, Location loc, Value tid, Value stride) {
     unsigned width = vectorWidth(k);
@@ -197,33 +282,7 @@ private:
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(loop.getBody());
         Value base = arith::MulIOp::create(b, loc, loop.getInductionVar(), v);
-        // Load V elements of each input with one aligned vector access.
-        SmallVector<SmallVector<Value>> lanes(width);
-        for (auto [i, type] : llvm::enumerate(k.inputTypes)) {
-          Type stored = storageType(type);
-          auto vecType = VectorType::get({width}, stored);
-          Value vec = vector::LoadOp::create(
-              b, loc, vecType, operands[i], base,
-              /*nontemporal=*/false, llvm::Align(width * storageBytes(type)));
-          for (unsigned lane = 0; lane < width; ++lane)
-            lanes[lane].push_back(fromStorage(
-                b, loc, vector::ExtractOp::create(b, loc, vec, int64_t(lane)),
-                type));
-        }
-        SmallVector<SmallVector<Value>> results;
-        for (unsigned lane = 0; lane < width; ++lane)
-          results.push_back(compute(b, lanes[lane]));
-        unsigned firstOut = k.inputTypes.size();
-        for (auto [o, type] : llvm::enumerate(k.outputTypes)) {
-          SmallVector<Value> elems;
-          for (unsigned lane = 0; lane < width; ++lane)
-            elems.push_back(toStorage(b, loc, results[lane][o], type));
-          auto vecType = VectorType::get({width}, storageType(type));
-          Value vec = vector::FromElementsOp::create(b, loc, vecType, elems);
-          vector::StoreOp::create(b, loc, vec, operands[firstOut + o], base,
-                                  /*nontemporal=*/false,
-                                  llvm::Align(width * storageBytes(type)));
-        }
+        vectorStep(b, loc, width, ValueRange{base});
       }
       tailStart = arith::MulIOp::create(b, loc, chunks, v);
     }
@@ -298,7 +357,7 @@ struct GenerateVariantsPass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GenerateVariantsPass)
   StringRef getArgument() const final { return "kiln-generate-variants"; }
   StringRef getDescription() const final {
-    return "Generate the GPU and host variants (_contig, _strided1..4) of "
+    return "Generate the GPU and host variants (_contig, _strided1..4, _rows) of "
            "fused kernels";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
@@ -340,9 +399,10 @@ struct GenerateVariantsPass
     for (FusedKernel &kernel : kernels) {
       VariantBuilder builder(kernel);
       StringRef name = kernel.func.getSymName();
-      for (unsigned rank = 0; rank <= kMaxRank; ++rank) {
-        std::string variant =
-            rank == 0 ? "contig" : "strided" + std::to_string(rank);
+      for (unsigned rank = 0; rank <= kRows; ++rank) {
+        std::string variant = rank == 0       ? "contig"
+                              : rank == kRows ? "rows"
+                                              : "strided" + std::to_string(rank);
         std::string symbol = (name + "_" + variant).str();
         if (symbols.lookup(symbol)) {
           kernel.func.emitError() << "kiln.kernel @" << name << ": symbol @"

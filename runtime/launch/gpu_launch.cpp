@@ -24,7 +24,7 @@
 namespace kiln::detail::launch {
 namespace {
 
-constexpr int num_variants = 1 + max_kernel_rank;
+constexpr int num_variants = 2 + max_kernel_rank; // contig, strided1..4, rows
 constexpr int default_block = 256;
 
 /// What one (kernel, GPU) pair needs at launch time. Never freed: modules
@@ -161,10 +161,7 @@ CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int variant,
   std::lock_guard<std::mutex> lock(insert_mutex);
   f = e.function[variant].load(std::memory_order_acquire);
   if (!f) {
-    std::string name =
-        kernel_name(*e.kernel) + (variant == contig_variant
-                                      ? std::string("_contig")
-                                      : "_strided" + std::to_string(variant));
+    std::string name = kernel_name(*e.kernel) + variant_suffix(variant);
     CUresult r = api.cuModuleGetFunction(&f, e.module, name.c_str());
     if (r != CUDA_SUCCESS)
       fail(r, "cuModuleGetFunction", " (variant " + name + ")");
@@ -183,6 +180,14 @@ CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int variant,
 
 } // namespace
 
+std::string variant_suffix(int variant) {
+  if (variant == contig_variant)
+    return "_contig";
+  if (variant == rows_variant)
+    return "_rows";
+  return "_strided" + std::to_string(variant);
+}
+
 void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
                    std::int64_t n, void **args, void *stream) {
   const cuda::driver_api &api = cuda::require_driver();
@@ -190,8 +195,9 @@ void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
   int block = default_block;
   CUfunction f = function_of(api, e, variant, block);
 
-  const std::int64_t width =
-      variant == contig_variant ? std::max<int>(k.vector_width, 1) : 1;
+  const std::int64_t width = variant == contig_variant || variant == rows_variant
+                                  ? std::max<int>(k.vector_width, 1)
+                                  : 1;
   const std::int64_t per_block = static_cast<std::int64_t>(block) * width;
   const std::int64_t wanted = (n + per_block - 1) / per_block;
   // One vector access per thread measured fastest on an H100 (1.02 of the
@@ -206,10 +212,7 @@ void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
                          static_cast<CUstream>(stream), args, nullptr);
   if (r != CUDA_SUCCESS)
     fail(r, "cuLaunchKernel",
-         " (kernel " + kernel_name(k) +
-             (variant == contig_variant
-                  ? std::string("_contig")
-                  : "_strided" + std::to_string(variant)) +
+         " (kernel " + kernel_name(k) + variant_suffix(variant) +
              ", grid " + std::to_string(grid) + ", block " +
              std::to_string(block) + ")");
 }

@@ -8,6 +8,8 @@
 
 #include "kiln/detail/fused.hpp"
 
+#include <string>
+
 #include <cstdint>
 
 namespace kiln::detail::launch {
@@ -15,6 +17,11 @@ namespace kiln::detail::launch {
 /// Variant 0 is `<name>_contig`; variant r (1..max_kernel_rank) is
 /// `<name>_strided<r>`.
 inline constexpr int contig_variant = 0;
+/// `<name>_rows`: rank 2 with every operand's inner dimension contiguous.
+inline constexpr int rows_variant = max_kernel_rank + 1;
+
+/// The symbol suffix of a variant: "_contig", "_strided3", "_rows".
+std::string variant_suffix(int variant);
 
 /// Launches `variant` of `k` on GPU `ordinal` (whose context the caller made
 /// current) over `n` > 0 elements on `stream` (a CUstream), with `args` as

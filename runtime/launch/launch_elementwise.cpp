@@ -169,14 +169,12 @@ struct runner {
       : k(k_), dev(dev_), variant(variant_) {
     if (dev.is_host()) {
       host = variant == launch::contig_variant ? k.host_contig
+             : variant == launch::rows_variant ? k.host_rows
                                                : k.host_strided[variant - 1];
       if (!host)
         throw kiln::error("kernel " + kernel_name(k) +
                           " was built without a host variant (" +
-                          kernel_name(k) +
-                          (variant == launch::contig_variant
-                               ? std::string("_contig")
-                               : "_strided" + std::to_string(variant)) +
+                          kernel_name(k) + launch::variant_suffix(variant) +
                           ")");
     } else {
       cuda::make_current(dev.index());
@@ -243,9 +241,22 @@ void launch_elementwise(const fused_kernel &k,
     contig = strides[j * pitch] == 1 &&
              reinterpret_cast<std::uintptr_t>(operands[j]->data()) % align == 0;
   }
+  // `_rows` (kernels that have it): rank 2, every operand's inner dimension
+  // contiguous, whole vectors per row, vector-aligned row starts.
+  bool rows = !contig && r == 2 && k.host_rows && sizes[1] % width == 0;
+  for (int j = 0; rows && j < num_operands; ++j) {
+    const std::uintptr_t item = itemsize(operands[j]->dtype());
+    const std::uintptr_t align = width * item;
+    rows = strides[j * pitch + 1] == 1 &&
+           reinterpret_cast<std::uintptr_t>(operands[j]->data()) % align == 0 &&
+           (static_cast<std::uintptr_t>(strides[j * pitch]) * item) % align == 0;
+  }
   const int kernel_rank = contig ? 1 : std::min(r, max_kernel_rank);
   const int outer = r - kernel_rank; // leading dimensions looped on the host
-  const runner run(k, dev, contig ? launch::contig_variant : kernel_rank);
+  const runner run(k, dev,
+                   contig ? launch::contig_variant
+                   : rows ? launch::rows_variant
+                          : kernel_rank);
 
   // Parameters: each operand's expanded memref, then each scalar pointer.
   const int fields_per_operand = 3 + 2 * kernel_rank;

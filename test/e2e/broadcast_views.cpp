@@ -21,6 +21,16 @@ int main() {
          [&](auto k) { return C(M(k / c, k % c) * hcol[k / c] - 1.5); }, 1e-6);
   expect("column + row (outer)", col + row, r * c, [&](auto k) { return C(double(hcol[k / c]) + hrow[k % c]); }, 1e-6);
 
+  // 64 columns: whole vectors per row, so the `_rows` variant runs (a bias add).
+  kiln::array<float> w = rng.random<float>({r, 64}), bias = rng.random<float>({64});
+  std::vector<float> hw = w.to_vector(), hbias = bias.to_vector();
+  expect("matrix + row (rows variant)", w * 2.0f + bias, r * 64,
+         [&](auto k) { return C(2.0 * hw[k] + hbias[k % 64]); }, 1e-6);
+  kiln::array<double> wd = rng.random<double>({5, 8, 6}), rowd = rng.random<double>({6});
+  std::vector<double> hwd = wd.to_vector(), hrowd = rowd.to_vector();
+  expect("3-d + row, float64 (rows variant)", wd - rowd, 5 * 8 * 6,
+         [&](auto k) { return C(hwd[k] - hrowd[k % 6]); }, 1e-15);
+
   kiln::array<float> mt = m.T(); // (c, r), strides (1, c)
   expect("transpose", mt * 2.0f, c * r, [&](auto k) { return C(2 * M(k % r, k / r)); }, 1e-6);
   kiln::array<float> sq = m.slice({kiln::range(0, 37), kiln::range(0, 37)});

@@ -6,7 +6,9 @@
 // * One kernel is compiled into variants: `<name>_contig` (all operands
 //   C-contiguous with one shape, 16-byte aligned, vector loads) and
 //   `<name>_strided<R>` for R = 1..max_kernel_rank (any strides; a broadcast
-//   dimension has stride 0). Each exists as PTX (a `.entry`) and as a host
+//   dimension has stride 0), and `<name>_rows`: rank 2 whose inner dimension
+//   is contiguous in every operand (a matrix with a row broadcast), vector
+//   accesses along rows. Each exists as PTX (a `.entry`) and as a host
 //   function with the same parameters.
 // * Parameters, in order: each operand (inputs, then outputs) as an expanded
 //   memref descriptor {T *allocated, T *aligned, i64 offset, i64 sizes[R],
@@ -48,7 +50,8 @@ struct fused_kernel {
   std::uint8_t num_outputs;
   std::uint8_t num_scalars;
   const kiln::dtype *operand_dtypes; ///< inputs then outputs
-  std::uint8_t vector_width;      ///< elements per vector access in _contig
+  std::uint8_t vector_width;      ///< elements per vector access in _contig and _rows
+  host_kernel_fn host_rows = nullptr; ///< `<name>_rows`; null: no `_rows` variant
 };
 
 /// Runs `k` over the broadcast of `inputs` (all on one device, else

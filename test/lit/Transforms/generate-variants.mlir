@@ -52,6 +52,14 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK: gpu.func @axpy_strided3(%{{.*}}: memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
 // CHECK: gpu.func @axpy_strided4(%{{.*}}: memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
 
+// Rows: rank 2 with a unit inner stride; vector accesses along each row, one
+// division per vector.
+// CHECK: gpu.func @axpy_rows(%{{.*}}: memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK: scf.for %[[Q:.*]] = {{.*}} : i32 {
+// CHECK: arith.divui %[[Q]]
+// CHECK: vector.load {{.*}} : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<4xf32>
+// CHECK: vector.store
+
 // Host variants: same names and parameters, plain loops.
 // CHECK: func.func @axpy_contig(%{{.*}}: memref<?xf32, strided<[1], offset: ?>>, %{{.*}}: memref<?xf32, strided<[1], offset: ?>>, %{{.*}}: memref<?xf32, strided<[1], offset: ?>>, %{{.*}}: f32) attributes {kiln.host_variant = "contig"}
 // CHECK: scf.for
@@ -63,3 +71,4 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK: scf.for
 // CHECK: func.func @axpy_strided3({{.*}} attributes {kiln.host_variant = "strided3"}
 // CHECK: func.func @axpy_strided4({{.*}} attributes {kiln.host_variant = "strided4"}
+// CHECK: func.func @axpy_rows({{.*}}strided<[?, 1], offset: ?>>{{.*}} attributes {kiln.host_variant = "rows"}
