@@ -324,6 +324,58 @@ private:
     storeElement(b, loc, indices, loadElement(b, loc, indices));
   }
 
+  /// Rank 2: a grid-stride loop over 8x8 tiles of the iteration space, 64
+  /// consecutive indices a tile. A warp covers 4 rows x 8 columns, so an
+  /// operand contiguous along either dimension (a transposed view) is read
+  /// and written in whole or half 32-byte sectors whose other halves the next
+  /// warp of the block touches, instead of one sector per element.
+  void buildTiledLoop(OpBuilder &b, Location loc, Type ivType, Value tid,
+                      Value stride, ArrayRef<Value> sizes) {
+    auto cast = [&](Value v) -> Value {
+      return ivType.isIndex() ? v
+                              : arith::IndexCastUIOp::create(b, loc, ivType, v);
+    };
+    auto constant = [&](int64_t v) -> Value {
+      return ivType.isIndex()
+                 ? Value(arith::ConstantIndexOp::create(b, loc, v))
+                 : Value(arith::ConstantIntOp::create(b, loc, ivType, v));
+    };
+    Value rows = cast(sizes[0]), cols = cast(sizes[1]);
+    Value seven = constant(7), three = constant(3), six = constant(6);
+    Value tilesR = arith::ShRUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, rows, seven), three);
+    Value tilesC = arith::ShRUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, cols, seven), three);
+    Value total = arith::ShLIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, tilesR, tilesC), six);
+    auto loop = scf::ForOp::create(b, loc, cast(tid), total, cast(stride));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value q = loop.getInductionVar();
+    Value tile = arith::ShRUIOp::create(b, loc, q, six);
+    Value within = arith::AndIOp::create(b, loc, q, constant(63));
+    Value tileRow = arith::DivUIOp::create(b, loc, tile, tilesC);
+    Value tileCol = arith::SubIOp::create(
+        b, loc, tile, arith::MulIOp::create(b, loc, tileRow, tilesC));
+    Value row = arith::AddIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, tileRow, three),
+        arith::ShRUIOp::create(b, loc, within, three));
+    Value col = arith::AddIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, tileCol, three),
+        arith::AndIOp::create(b, loc, within, seven));
+    Value inside = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, cols));
+    auto guardIf = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(guardIf.thenBlock());
+    SmallVector<Value> indices{row, col};
+    for (Value &index : indices)
+      if (!ivType.isIndex())
+        index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), index);
+    storeElement(b, loc, indices, loadElement(b, loc, indices));
+  }
+
   void buildGpuStrided(OpBuilder &b, Location loc, unsigned rank, Value tid,
                        Value stride) {
     SmallVector<Value> sizes;
@@ -337,6 +389,16 @@ private:
                        sizes);
       return;
     }
+    if (rank == 2) { // the tiled loop runs over whole 8x8 tiles
+      Value seven = arith::ConstantIndexOp::create(b, loc, 7);
+      Value eight = arith::ConstantIndexOp::create(b, loc, 8);
+      auto tiles = [&](Value n) -> Value {
+        return arith::DivUIOp::create(b, loc, arith::AddIOp::create(b, loc, n, seven), eight);
+      };
+      total = arith::MulIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, tiles(sizes[0]), tiles(sizes[1])),
+          arith::ConstantIndexOp::create(b, loc, 64));
+    }
     // 32-bit index math when the linear index and its grid stride fit.
     Value limit = arith::ConstantIndexOp::create(
         b, loc, std::numeric_limits<int32_t>::max());
@@ -346,6 +408,12 @@ private:
     auto branch = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(branch.thenBlock());
+    if (rank == 2) {
+      buildTiledLoop(b, loc, b.getI32Type(), tid, stride, sizes);
+      b.setInsertionPointToStart(branch.elseBlock());
+      buildTiledLoop(b, loc, b.getIndexType(), tid, stride, sizes);
+      return;
+    }
     buildStridedLoop(b, loc, b.getI32Type(), rank, tid, stride, total, sizes);
     b.setInsertionPointToStart(branch.elseBlock());
     buildStridedLoop(b, loc, b.getIndexType(), rank, tid, stride, total, sizes);

@@ -116,6 +116,27 @@ CUmodule load_module(const cuda::driver_api &api, const fused_kernel &k) {
   return module;
 }
 
+/// Modules already loaded, by (image, GPU): kilnc puts every kernel of a
+/// source file in one PTX/fatbin image, which is loaded (and JIT-compiled)
+/// once per GPU, not once per kernel. Guarded by insert_mutex.
+struct loaded_module {
+  const void *image;
+  int ordinal;
+  CUmodule module;
+};
+std::vector<loaded_module> loaded_modules;
+
+CUmodule module_for(const cuda::driver_api &api, const fused_kernel &k, int ordinal) {
+  const void *image = k.fatbin && k.fatbin_size ? static_cast<const void *>(k.fatbin)
+                                                : static_cast<const void *>(k.ptx);
+  for (const loaded_module &m : loaded_modules)
+    if (image && m.image == image && m.ordinal == ordinal)
+      return m.module;
+  CUmodule module = load_module(api, k);
+  loaded_modules.push_back({image, ordinal, module});
+  return module;
+}
+
 /// The entry of (k, ordinal), loading the module on first use.
 gpu_kernel &entry_of(const cuda::driver_api &api, const fused_kernel &k,
                      int ordinal) {
@@ -136,7 +157,7 @@ gpu_kernel &entry_of(const cuda::driver_api &api, const fused_kernel &k,
   KILN_CU(api, cuDeviceGetAttribute, &e->multiprocessors,
           CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
   e->multiprocessors = std::max(e->multiprocessors, 1);
-  e->module = load_module(api, k);
+  e->module = module_for(api, k, ordinal);
 
   gpu_kernel *raw = e.release();
   if (filled < table_fill_limit) {

@@ -41,15 +41,20 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK-NOT: arith.divui
 // CHECK: gpu.return
 
-// 32-bit index math when the iteration space fits, 64-bit otherwise.
+// Rank 2 walks 8x8 tiles (64 indices a tile), 32-bit index math when the
+// padded space fits, 64-bit otherwise; elements past the edge are skipped.
 // CHECK: gpu.func @axpy_strided2(%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>
 // CHECK: scf.if
 // CHECK: scf.for %[[J:.*]] = {{.*}} : i32 {
-// CHECK: arith.remui %[[J]]
-// CHECK: arith.divui %[[J]]
+// CHECK: arith.shrui %[[J]]
+// CHECK: arith.andi %[[J]]
+// CHECK: arith.divui
+// CHECK: scf.if
 // CHECK: } else {
-// CHECK: arith.remui {{.*}} : index
-// CHECK: gpu.func @axpy_strided3(%{{.*}}: memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK: arith.divui {{.*}} : index
+// 3-d and 4-d: the linear index is split with remainders and divisions.
+// CHECK: gpu.func @axpy_strided3
+// CHECK: arith.remui
 // CHECK: gpu.func @axpy_strided4(%{{.*}}: memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
 
 // Rows: rank 2 with a unit inner stride; vector accesses along each row, one
