@@ -27,6 +27,9 @@ namespace {
 
 /// The highest rank with a strided variant (kiln::detail::max_kernel_rank).
 constexpr unsigned kMaxRank = 4;
+/// Edge of the tiles the rank-2 strided GPU variant walks.
+constexpr int64_t kTileLog2 = 5;
+constexpr int64_t kTile = int64_t(1) << kTileLog2;
 /// Pseudo-rank of the `_rows` variant: rank 2, inner dimension contiguous.
 constexpr unsigned kRows = kMaxRank + 1;
 
@@ -324,11 +327,12 @@ private:
     storeElement(b, loc, indices, loadElement(b, loc, indices));
   }
 
-  /// Rank 2: a grid-stride loop over 8x8 tiles of the iteration space, 64
-  /// consecutive indices a tile. A warp covers 4 rows x 8 columns, so an
-  /// operand contiguous along either dimension (a transposed view) is read
-  /// and written in whole or half 32-byte sectors whose other halves the next
-  /// warp of the block touches, instead of one sector per element.
+  /// Rank 2: a grid-stride loop over kTile x kTile tiles of the iteration
+  /// space (kTile^2 consecutive indices a tile). A warp covers one tile row
+  /// (128 bytes of float32 along the inner dimension); the 8 warps of a
+  /// 256-thread block cover 8 rows, so an operand contiguous along the outer
+  /// dimension (a transposed view) is read in whole 32-byte sectors by one
+  /// block, and neighbouring blocks continue the same rows of it.
   void buildTiledLoop(OpBuilder &b, Location loc, Type ivType, Value tid,
                       Value stride, ArrayRef<Value> sizes) {
     auto cast = [&](Value v) -> Value {
@@ -341,28 +345,28 @@ private:
                  : Value(arith::ConstantIntOp::create(b, loc, ivType, v));
     };
     Value rows = cast(sizes[0]), cols = cast(sizes[1]);
-    Value seven = constant(7), three = constant(3), six = constant(6);
+    Value edgeMask = constant(kTile - 1), edgeLog = constant(kTileLog2), areaLog = constant(2 * kTileLog2);
     Value tilesR = arith::ShRUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, rows, seven), three);
+        b, loc, arith::AddIOp::create(b, loc, rows, edgeMask), edgeLog);
     Value tilesC = arith::ShRUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, cols, seven), three);
+        b, loc, arith::AddIOp::create(b, loc, cols, edgeMask), edgeLog);
     Value total = arith::ShLIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, tilesR, tilesC), six);
+        b, loc, arith::MulIOp::create(b, loc, tilesR, tilesC), areaLog);
     auto loop = scf::ForOp::create(b, loc, cast(tid), total, cast(stride));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value q = loop.getInductionVar();
-    Value tile = arith::ShRUIOp::create(b, loc, q, six);
-    Value within = arith::AndIOp::create(b, loc, q, constant(63));
+    Value tile = arith::ShRUIOp::create(b, loc, q, areaLog);
+    Value within = arith::AndIOp::create(b, loc, q, constant(kTile * kTile - 1));
     Value tileRow = arith::DivUIOp::create(b, loc, tile, tilesC);
     Value tileCol = arith::SubIOp::create(
         b, loc, tile, arith::MulIOp::create(b, loc, tileRow, tilesC));
     Value row = arith::AddIOp::create(
-        b, loc, arith::ShLIOp::create(b, loc, tileRow, three),
-        arith::ShRUIOp::create(b, loc, within, three));
+        b, loc, arith::ShLIOp::create(b, loc, tileRow, edgeLog),
+        arith::ShRUIOp::create(b, loc, within, edgeLog));
     Value col = arith::AddIOp::create(
-        b, loc, arith::ShLIOp::create(b, loc, tileCol, three),
-        arith::AndIOp::create(b, loc, within, seven));
+        b, loc, arith::ShLIOp::create(b, loc, tileCol, edgeLog),
+        arith::AndIOp::create(b, loc, within, edgeMask));
     Value inside = arith::AndIOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows),
@@ -389,15 +393,15 @@ private:
                        sizes);
       return;
     }
-    if (rank == 2) { // the tiled loop runs over whole 8x8 tiles
-      Value seven = arith::ConstantIndexOp::create(b, loc, 7);
-      Value eight = arith::ConstantIndexOp::create(b, loc, 8);
+    if (rank == 2) { // the tiled loop runs over whole tiles
+      Value edgeMask = arith::ConstantIndexOp::create(b, loc, kTile - 1);
+      Value edge = arith::ConstantIndexOp::create(b, loc, kTile);
       auto tiles = [&](Value n) -> Value {
-        return arith::DivUIOp::create(b, loc, arith::AddIOp::create(b, loc, n, seven), eight);
+        return arith::DivUIOp::create(b, loc, arith::AddIOp::create(b, loc, n, edgeMask), edge);
       };
       total = arith::MulIOp::create(
           b, loc, arith::MulIOp::create(b, loc, tiles(sizes[0]), tiles(sizes[1])),
-          arith::ConstantIndexOp::create(b, loc, 64));
+          arith::ConstantIndexOp::create(b, loc, kTile * kTile));
     }
     // 32-bit index math when the linear index and its grid stride fit.
     Value limit = arith::ConstantIndexOp::create(
