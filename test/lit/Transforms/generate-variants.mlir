@@ -41,7 +41,7 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK-NOT: arith.divui
 // CHECK: gpu.return
 
-// Rank 2 walks 32x32 tiles (1024 indices a tile), 32-bit index math when the
+// Rank 2 walks 8x8 tiles (64 indices a tile), 32-bit index math when the
 // padded space fits, 64-bit otherwise; elements past the edge are skipped.
 // CHECK: gpu.func @axpy_strided2(%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>
 // CHECK: scf.if
