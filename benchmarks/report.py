@@ -20,7 +20,8 @@ print("|---|---:|---:|---:|---|")
 for r in rows:
     if "ms" not in r:
         continue
-    ratio = f"{r['gbps'] / copy:.2f}" if copy and r.get("gbps") else ""
+    on_device = not any(t in r["name"] for t in ("H2D", "D2H"))  # transfers: not a device-copy ratio
+    ratio = f"{r['gbps'] / copy:.2f}" if copy and r.get("gbps") and on_device else ""
     other = ", ".join(f"{k} {r[k]}" for k in ("tflops", "us") if k in r)
     gbps = f"{r['gbps']:.0f}" if r.get("gbps") else ""
     print(f"| {r['name']} | {r['ms']:.3f} | {gbps} | {ratio} | {other} |")
