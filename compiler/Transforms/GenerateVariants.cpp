@@ -32,6 +32,11 @@ constexpr unsigned kMaxRank = 4;
 /// copy: linear walk 0.31, 8x8 tiles 0.57, 32x32 tiles 0.51.
 constexpr int64_t kTileLog2 = 3;
 constexpr int64_t kTile = int64_t(1) << kTileLog2;
+/// Tiles the staged rank-2 GPU variant copies through shared memory, and the
+/// most shared memory it may use (else it walks 8x8 tiles without staging).
+constexpr int64_t kStageLog2 = 5;
+constexpr int64_t kStage = int64_t(1) << kStageLog2;
+constexpr int64_t kStagingBudget = 32 * 1024;
 /// Pseudo-rank of the `_rows` variant: rank 2, inner dimension contiguous.
 constexpr unsigned kRows = kMaxRank + 1;
 
@@ -58,13 +63,26 @@ public:
   void buildGpu(OpBuilder &b, gpu::GPUModuleOp module, StringRef name,
                 unsigned rank) {
     b.setInsertionPointToEnd(module.getBody());
-    auto func =
-        gpu::GPUFuncOp::create(b, k.func.getLoc(), name, signature(rank));
+    // Rank 2 stages each input's tile through shared memory (workgroup
+    // buffers, one per input) when they fit the budget.
+    SmallVector<Type> workgroup;
+    if (rank == 2 && stagedBytes() <= kStagingBudget)
+      for (Type t : k.inputTypes)
+        workgroup.push_back(MemRefType::get(
+            {kStage, kStage + 1}, storageType(t), MemRefLayoutAttrInterface{},
+            gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+    FunctionType type = signature(rank);
+    auto func = gpu::GPUFuncOp::create(b, k.func.getLoc(), name, type, workgroup);
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     Block &entry = func.getBody().front();
     b.setInsertionPointToStart(&entry);
     Location loc = k.func.getLoc();
-    bindParams(b, loc, entry.getArguments());
+    bindParams(b, loc, entry.getArguments().take_front(type.getNumInputs()));
+    if (!workgroup.empty()) {
+      buildGpuStaged2(b, loc, func.getWorkgroupAttributions());
+      gpu::ReturnOp::create(b, loc);
+      return;
+    }
     Value tid = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(
@@ -327,6 +345,103 @@ private:
       if (!ivType.isIndex())
         index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), index);
     storeElement(b, loc, indices, loadElement(b, loc, indices));
+  }
+
+  /// Shared memory the staged rank-2 variant needs: one padded tile a input.
+  int64_t stagedBytes() const {
+    int64_t bytes = 0;
+    for (Type t : k.inputTypes)
+      bytes += kStage * (kStage + 1) * storageBytes(t);
+    return bytes;
+  }
+
+  /// Rank 2 through shared memory: a block takes a kStage x kStage tile,
+  /// copies every input's tile into its workgroup buffer reading in the
+  /// order that is contiguous for that input (column by column for a
+  /// transposed view, decided from its strides at run time), waits, then
+  /// computes and writes the outputs row by row. Both global sides are
+  /// coalesced; the buffers are padded by one element against bank conflicts.
+  void buildGpuStaged2(OpBuilder &b, Location loc, ArrayRef<BlockArgument> tiles) {
+    auto idx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+    Value rows = memref::DimOp::create(b, loc, operands.front(), 0);
+    Value cols = memref::DimOp::create(b, loc, operands.front(), 1);
+    Value edge = idx(kStage), mask = idx(kStage - 1), shift = idx(kStageLog2);
+    auto tilesOf = [&](Value n) -> Value {
+      return arith::DivUIOp::create(b, loc, arith::AddIOp::create(b, loc, n, mask), edge);
+    };
+    Value tilesC = tilesOf(cols);
+    Value numTiles = arith::MulIOp::create(b, loc, tilesOf(rows), tilesC);
+    Value tx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value bdim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value gdim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    Value area = idx(kStage * kStage);
+
+    // Per input: read the tile column by column when its outer stride is the
+    // smaller one (a transposed view).
+    SmallVector<Value> byColumns;
+    for (unsigned i = 0; i < k.inputTypes.size(); ++i) {
+      auto md = memref::ExtractStridedMetadataOp::create(b, loc, operands[i]);
+      auto absOf = [&](Value v) -> Value {
+        Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, idx(0));
+        return arith::SelectOp::create(b, loc, neg, arith::SubIOp::create(b, loc, idx(0), v), v);
+      };
+      byColumns.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                                absOf(md.getStrides()[0]), absOf(md.getStrides()[1])));
+    }
+
+    auto tileLoop = scf::ForOp::create(b, loc, bid, numTiles, gdim);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tileLoop.getBody());
+    Value tile = tileLoop.getInductionVar();
+    Value tileRow = arith::DivUIOp::create(b, loc, tile, tilesC);
+    Value tileCol = arith::SubIOp::create(b, loc, tile, arith::MulIOp::create(b, loc, tileRow, tilesC));
+    Value r0 = arith::ShLIOp::create(b, loc, tileRow, shift);
+    Value c0 = arith::ShLIOp::create(b, loc, tileCol, shift);
+    auto inBounds = [&](Value r, Value c) -> Value {
+      return arith::AndIOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, rows),
+                                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cols));
+    };
+
+    // Phase 1: global -> shared, each input in its own contiguous order.
+    {
+      auto loop = scf::ForOp::create(b, loc, tx, area, bdim);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value e = loop.getInductionVar();
+      Value major = arith::ShRUIOp::create(b, loc, e, shift);
+      Value minor = arith::AndIOp::create(b, loc, e, mask);
+      for (unsigned i = 0; i < k.inputTypes.size(); ++i) {
+        Value lr = arith::SelectOp::create(b, loc, byColumns[i], minor, major);
+        Value lc = arith::SelectOp::create(b, loc, byColumns[i], major, minor);
+        Value r = arith::AddIOp::create(b, loc, r0, lr), c = arith::AddIOp::create(b, loc, c0, lc);
+        auto ifIn = scf::IfOp::create(b, loc, inBounds(r, c), /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard gi(b);
+        b.setInsertionPointToStart(ifIn.thenBlock());
+        Value v = memref::LoadOp::create(b, loc, operands[i], ValueRange{r, c});
+        memref::StoreOp::create(b, loc, v, tiles[i], ValueRange{lr, lc});
+      }
+    }
+    gpu::BarrierOp::create(b, loc);
+    // Phase 2: shared -> compute -> outputs, row by row.
+    {
+      auto loop = scf::ForOp::create(b, loc, tx, area, bdim);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value e = loop.getInductionVar();
+      Value lr = arith::ShRUIOp::create(b, loc, e, shift);
+      Value lc = arith::AndIOp::create(b, loc, e, mask);
+      Value r = arith::AddIOp::create(b, loc, r0, lr), c = arith::AddIOp::create(b, loc, c0, lc);
+      auto ifIn = scf::IfOp::create(b, loc, inBounds(r, c), /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard gi(b);
+      b.setInsertionPointToStart(ifIn.thenBlock());
+      SmallVector<Value> inputs;
+      for (auto [i, type] : llvm::enumerate(k.inputTypes))
+        inputs.push_back(fromStorage(b, loc, memref::LoadOp::create(b, loc, tiles[i], ValueRange{lr, lc}), type));
+      storeElement(b, loc, ValueRange{r, c}, compute(b, inputs));
+    }
+    // The next tile overwrites the buffers only after every thread read them.
+    gpu::BarrierOp::create(b, loc);
   }
 
   /// Rank 2: a grid-stride loop over kTile x kTile tiles of the iteration

@@ -41,17 +41,18 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK-NOT: arith.divui
 // CHECK: gpu.return
 
-// Rank 2 walks 8x8 tiles (64 indices a tile), 32-bit index math when the
-// padded space fits, 64-bit otherwise; elements past the edge are skipped.
+// Rank 2 stages a 32x32 tile of every input through shared memory (padded
+// to 33 columns), reading each input in the order its strides make
+// contiguous, then computes and writes row by row.
 // CHECK: gpu.func @axpy_strided2(%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>
-// CHECK: scf.if
-// CHECK: scf.for %[[J:.*]] = {{.*}} : i32 {
-// CHECK: arith.shrui %[[J]]
-// CHECK: arith.andi %[[J]]
-// CHECK: arith.divui
-// CHECK: scf.if
-// CHECK: } else {
-// CHECK: arith.divui {{.*}} : index
+// CHECK-SAME: workgroup(%[[T0:.*]] : memref<32x33xf32, #gpu.address_space<workgroup>>, %[[T1:.*]] : memref<32x33xf32, #gpu.address_space<workgroup>>)
+// CHECK: memref.extract_strided_metadata
+// CHECK: arith.cmpi ult
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %[[T0]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[T0]]
+// CHECK: gpu.barrier
 // 3-d and 4-d: the linear index is split with remainders and divisions.
 // CHECK: gpu.func @axpy_strided3
 // CHECK: arith.remui
