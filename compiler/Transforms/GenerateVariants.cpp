@@ -20,6 +20,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/RegionUtils.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace kiln {
@@ -37,6 +39,9 @@ constexpr int64_t kTile = int64_t(1) << kTileLog2;
 constexpr int64_t kStageLog2 = 5;
 constexpr int64_t kStage = int64_t(1) << kStageLog2;
 constexpr int64_t kStagingBudget = 32 * 1024;
+/// The staged variant's block size, declared on the kernel (known_block_size,
+/// PTX .reqntid): the runtime launches 256-thread blocks.
+constexpr int64_t kStageThreads = 256;
 /// Pseudo-rank of the `_rows` variant: rank 2, inner dimension contiguous.
 constexpr unsigned kRows = kMaxRank + 1;
 
@@ -79,6 +84,8 @@ public:
     Location loc = k.func.getLoc();
     bindParams(b, loc, entry.getArguments().take_front(type.getNumInputs()));
     if (!workgroup.empty()) {
+      func->setAttr(func.getKnownBlockSizeAttrName(),
+                    b.getDenseI32ArrayAttr({int32_t(kStageThreads), 1, 1}));
       buildGpuStaged2(b, loc, func.getWorkgroupAttributions());
       gpu::ReturnOp::create(b, loc);
       return;
@@ -372,10 +379,8 @@ private:
     Value tilesC = tilesOf(cols);
     Value numTiles = arith::MulIOp::create(b, loc, tilesOf(rows), tilesC);
     Value tx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value bdim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
     Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     Value gdim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-    Value area = idx(kStage * kStage);
 
     // Per input: read the tile column by column when its outer stride is the
     // smaller one (a transposed view).
@@ -402,44 +407,73 @@ private:
       return arith::AndIOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, rows),
                                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cols));
     };
-
-    // Phase 1: global -> shared, each input in its own contiguous order.
-    {
-      auto loop = scf::ForOp::create(b, loc, tx, area, bdim);
+    // Each of the kStageThreads threads takes kStage^2 / kStageThreads
+    // elements per phase: a constant trip count that LLVM unrolls, so the
+    // loads of a thread are in flight together. Whole tiles skip the bounds
+    // checks; edge tiles check each element.
+    Value full = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, arith::AddIOp::create(b, loc, r0, edge), rows),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, arith::AddIOp::create(b, loc, c0, edge), cols));
+    auto perThread = [&](bool checked, const std::function<void(Value)> &body) {
+      auto loop = scf::ForOp::create(b, loc, idx(0), idx(kStage * kStage / kStageThreads), idx(1));
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(loop.getBody());
-      Value e = loop.getInductionVar();
-      Value major = arith::ShRUIOp::create(b, loc, e, shift);
-      Value minor = arith::AndIOp::create(b, loc, e, mask);
-      for (unsigned i = 0; i < k.inputTypes.size(); ++i) {
-        Value lr = arith::SelectOp::create(b, loc, byColumns[i], minor, major);
-        Value lc = arith::SelectOp::create(b, loc, byColumns[i], major, minor);
-        Value r = arith::AddIOp::create(b, loc, r0, lr), c = arith::AddIOp::create(b, loc, c0, lc);
-        auto ifIn = scf::IfOp::create(b, loc, inBounds(r, c), /*withElseRegion=*/false);
-        OpBuilder::InsertionGuard gi(b);
-        b.setInsertionPointToStart(ifIn.thenBlock());
-        Value v = memref::LoadOp::create(b, loc, operands[i], ValueRange{r, c});
-        memref::StoreOp::create(b, loc, v, tiles[i], ValueRange{lr, lc});
-      }
-    }
-    gpu::BarrierOp::create(b, loc);
-    // Phase 2: shared -> compute -> outputs, row by row.
-    {
-      auto loop = scf::ForOp::create(b, loc, tx, area, bdim);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value e = loop.getInductionVar();
-      Value lr = arith::ShRUIOp::create(b, loc, e, shift);
-      Value lc = arith::AndIOp::create(b, loc, e, mask);
-      Value r = arith::AddIOp::create(b, loc, r0, lr), c = arith::AddIOp::create(b, loc, c0, lc);
+      Value e = arith::AddIOp::create(b, loc, tx,
+                                      arith::MulIOp::create(b, loc, loop.getInductionVar(), idx(kStageThreads)));
+      body(e);
+      (void)checked;
+    };
+    auto guarded = [&](bool checked, Value r, Value c, const std::function<void()> &body) {
+      if (!checked)
+        return body();
       auto ifIn = scf::IfOp::create(b, loc, inBounds(r, c), /*withElseRegion=*/false);
       OpBuilder::InsertionGuard gi(b);
       b.setInsertionPointToStart(ifIn.thenBlock());
-      SmallVector<Value> inputs;
-      for (auto [i, type] : llvm::enumerate(k.inputTypes))
-        inputs.push_back(fromStorage(b, loc, memref::LoadOp::create(b, loc, tiles[i], ValueRange{lr, lc}), type));
-      storeElement(b, loc, ValueRange{r, c}, compute(b, inputs));
-    }
+      body();
+    };
+    // Phase 1: global -> shared, each input in its own contiguous order.
+    auto stage = [&](bool checked) {
+      perThread(checked, [&](Value e) {
+        Value major = arith::ShRUIOp::create(b, loc, e, shift);
+        Value minor = arith::AndIOp::create(b, loc, e, mask);
+        for (unsigned i = 0; i < k.inputTypes.size(); ++i) {
+          Value lr = arith::SelectOp::create(b, loc, byColumns[i], minor, major);
+          Value lc = arith::SelectOp::create(b, loc, byColumns[i], major, minor);
+          Value r = arith::AddIOp::create(b, loc, r0, lr), c = arith::AddIOp::create(b, loc, c0, lc);
+          guarded(checked, r, c, [&] {
+            Value v = memref::LoadOp::create(b, loc, operands[i], ValueRange{r, c});
+            memref::StoreOp::create(b, loc, v, tiles[i], ValueRange{lr, lc});
+          });
+        }
+      });
+    };
+    // Phase 2: shared -> compute -> outputs, row by row.
+    auto emit = [&](bool checked) {
+      perThread(checked, [&](Value e) {
+        Value lr = arith::ShRUIOp::create(b, loc, e, shift);
+        Value lc = arith::AndIOp::create(b, loc, e, mask);
+        Value r = arith::AddIOp::create(b, loc, r0, lr), c = arith::AddIOp::create(b, loc, c0, lc);
+        guarded(checked, r, c, [&] {
+          SmallVector<Value> inputs;
+          for (auto [i, type] : llvm::enumerate(k.inputTypes))
+            inputs.push_back(
+                fromStorage(b, loc, memref::LoadOp::create(b, loc, tiles[i], ValueRange{lr, lc}), type));
+          storeElement(b, loc, ValueRange{r, c}, compute(b, inputs));
+        });
+      });
+    };
+    auto bothWays = [&](const std::function<void(bool)> &phase) {
+      auto branch = scf::IfOp::create(b, loc, full, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      phase(false);
+      b.setInsertionPointToStart(branch.elseBlock());
+      phase(true);
+    };
+    bothWays(stage);
+    gpu::BarrierOp::create(b, loc);
+    bothWays(emit);
     // The next tile overwrites the buffers only after every thread read them.
     gpu::BarrierOp::create(b, loc);
   }
