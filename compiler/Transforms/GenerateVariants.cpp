@@ -432,8 +432,29 @@ private:
       b.setInsertionPointToStart(ifIn.thenBlock());
       body();
     };
-    // Phase 1: global -> shared, each input in its own contiguous order.
+    // Phase 1: global -> shared, each input in its own contiguous order. A
+    // whole tile issues all of a thread's global loads before its shared
+    // stores, so they are in flight together.
+    auto stageWhole = [&]() {
+      struct Pending { Value value, lr, lc; unsigned input; };
+      SmallVector<Pending> pending;
+      for (int64_t j = 0; j < kStage * kStage / kStageThreads; ++j) {
+        Value e = arith::AddIOp::create(b, loc, tx, idx(j * kStageThreads));
+        Value major = arith::ShRUIOp::create(b, loc, e, shift);
+        Value minor = arith::AndIOp::create(b, loc, e, mask);
+        for (unsigned i = 0; i < k.inputTypes.size(); ++i) {
+          Value lr = arith::SelectOp::create(b, loc, byColumns[i], minor, major);
+          Value lc = arith::SelectOp::create(b, loc, byColumns[i], major, minor);
+          Value r = arith::AddIOp::create(b, loc, r0, lr), c = arith::AddIOp::create(b, loc, c0, lc);
+          pending.push_back({memref::LoadOp::create(b, loc, operands[i], ValueRange{r, c}), lr, lc, i});
+        }
+      }
+      for (const Pending &p : pending)
+        memref::StoreOp::create(b, loc, p.value, tiles[p.input], ValueRange{p.lr, p.lc});
+    };
     auto stage = [&](bool checked) {
+      if (!checked)
+        return stageWhole();
       perThread(checked, [&](Value e) {
         Value major = arith::ShRUIOp::create(b, loc, e, shift);
         Value minor = arith::AndIOp::create(b, loc, e, mask);
