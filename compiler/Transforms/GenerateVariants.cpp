@@ -268,12 +268,8 @@ private:
     Value v = arith::ConstantIndexOp::create(b, loc, width);
     Value perRow = arith::DivUIOp::create(b, loc, cols, v);
     Value total = arith::MulIOp::create(b, loc, rows, perRow);
-    Value limit = arith::ConstantIndexOp::create(
-        b, loc, std::numeric_limits<int32_t>::max());
-    Value fits = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ule,
-        arith::AddIOp::create(b, loc, total, stride), limit);
-    auto branch = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
+    auto branch = scf::IfOp::create(b, loc, fitsIn32Bits(b, loc, total, stride),
+                                    /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     for (bool narrow : {true, false}) {
       b.setInsertionPointToStart(narrow ? branch.thenBlock() : branch.elseBlock());
@@ -352,6 +348,14 @@ private:
       if (!ivType.isIndex())
         index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), index);
     storeElement(b, loc, indices, loadElement(b, loc, indices));
+  }
+
+  /// Whether a grid-stride loop up to `total` can count in 32 bits: the
+  /// last index plus one grid stride stays below 2^31.
+  static Value fitsIn32Bits(OpBuilder &b, Location loc, Value total, Value stride) {
+    Value limit = arith::ConstantIndexOp::create(b, loc, std::numeric_limits<int32_t>::max());
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                 arith::AddIOp::create(b, loc, total, stride), limit);
   }
 
   /// Shared memory the staged rank-2 variant needs: one padded tile a input.
@@ -576,12 +580,8 @@ private:
           arith::ConstantIndexOp::create(b, loc, kTile * kTile));
     }
     // 32-bit index math when the linear index and its grid stride fit.
-    Value limit = arith::ConstantIndexOp::create(
-        b, loc, std::numeric_limits<int32_t>::max());
-    Value fits = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ule,
-        arith::AddIOp::create(b, loc, total, stride), limit);
-    auto branch = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
+    auto branch = scf::IfOp::create(b, loc, fitsIn32Bits(b, loc, total, stride),
+                                    /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(branch.thenBlock());
     if (rank == 2) {

@@ -16,6 +16,23 @@
 #include <cstring>
 
 namespace kiln::detail::kernels {
+
+// element.hpp mirrors kiln::dtype for the CUDA sources (nvcc sees no C++20
+// headers); the two must agree code for code.
+#define KILN_SAME_CODE(name)                                                   \
+  static_assert(static_cast<int>(code::name) == static_cast<int>(kiln::dtype::name));
+KILN_SAME_CODE(bool_)
+KILN_SAME_CODE(int8)
+KILN_SAME_CODE(uint8)
+KILN_SAME_CODE(int32)
+KILN_SAME_CODE(int64)
+KILN_SAME_CODE(float32)
+KILN_SAME_CODE(float64)
+KILN_SAME_CODE(complex64)
+KILN_SAME_CODE(complex128)
+#undef KILN_SAME_CODE
+static_assert(num_codes == static_cast<int>(kiln::dtype::complex128) + 1);
+
 namespace {
 
 template <class T> struct tag { using type = T; };

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "expect.hpp"
+
 #include <optional>
 #include <random>
 #include <string>
@@ -35,14 +37,6 @@ T at(const array<T> &a, std::initializer_list<std::int64_t> idx) {
   return a.data()[off];
 }
 
-template <class E, class F> void expect_message(F &&f, const std::string &msg) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected: " << msg;
-  } catch (const E &e) {
-    EXPECT_EQ(std::string(e.what()), msg);
-  }
-}
 
 array<double> host_array(const shape &s, unsigned seed,
                          std::vector<double> *data = nullptr) {

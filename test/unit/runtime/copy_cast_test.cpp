@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "expect.hpp"
+
 #include <complex>
 #include <cstdint>
 #include <random>
@@ -113,14 +115,6 @@ void check_all_pairs(kiln::device dev) {
   });
 }
 
-template <class E, class F> void expect_message(F &&f, const std::string &msg) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected: " << msg;
-  } catch (const E &e) {
-    EXPECT_EQ(std::string(e.what()), msg);
-  }
-}
 
 } // namespace
 

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "expect.hpp"
+
 #include <cmath>
 #include <complex>
 #include <random>
@@ -20,14 +22,6 @@ using kiln::array;
 using kiln::shape;
 const kiln::device host = kiln::device::host();
 
-template <class E, class F> void expect_message(F &&f, const std::string &msg) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected: " << msg;
-  } catch (const E &e) {
-    EXPECT_EQ(std::string(e.what()), msg);
-  }
-}
 
 } // namespace
 

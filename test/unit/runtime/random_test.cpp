@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "expect.hpp"
+
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -20,14 +22,6 @@ namespace {
 
 const kiln::device host = kiln::device::host();
 
-template <class E, class F> void expect_message(F &&f, const std::string &msg) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected: " << msg;
-  } catch (const E &e) {
-    EXPECT_EQ(std::string(e.what()), msg);
-  }
-}
 
 /// An independent Philox4x32-10 with a full 128-bit counter and a 64-bit
 /// key (Salmon et al.), written out round by round.

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "expect.hpp"
+
 #include <complex>
 #include <random>
 #include <string>
@@ -20,23 +22,7 @@ using kiln::array;
 using kiln::shape;
 const kiln::device host = kiln::device::host();
 
-std::vector<double> random_doubles(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(-10.0, 10.0);
-  std::vector<double> v(n);
-  for (auto &x : v)
-    x = u(gen);
-  return v;
-}
 
-template <class E, class F> void expect_message(F &&f, const std::string &msg) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected: " << msg;
-  } catch (const E &e) {
-    EXPECT_EQ(std::string(e.what()), msg);
-  }
-}
 
 /// C order of a[::-1, 1::2] of a (rows x cols) row-major matrix.
 std::vector<double> reference_view(const std::vector<double> &v, int rows,
