@@ -157,8 +157,8 @@ BodyAnalysis analyzeBody(const FunctionDecl *fd, bool fuse, const SourceManager 
 class Translator {
 public:
   Translator(ASTUnit &ast, const FrontendOptions &opts, mlir::MLIRContext &ctx, FrontendResult &result)
-      : ast_(ast), ctxAST_(ast.getASTContext()), sm_(ast.getSourceManager()), diags_(ast.getDiagnostics()),
-        opts_(opts), result_(result), rewriter_(sm_, ast.getLangOpts()) {
+      : ctxAST_(ast.getASTContext()), sm_(ast.getSourceManager()), diags_(ast.getDiagnostics()),
+        result_(result), rewriter_(sm_, ast.getLangOpts()) {
     errorId_ = diags_.getCustomDiagID(DiagnosticsEngine::Error, "%0");
     mlir::OpBuilder b(&ctx);
     result_.module = mlir::ModuleOp::create(b.getUnknownLoc());
@@ -189,7 +189,7 @@ public:
         continue; // members of class templates are left to the eager runtime
       }
       if (fuse && !checkFuseBody(fd, diags_)) continue;
-      translateFunction(fd, fuse, nullptr, 0);
+      translateFunction(fd, fuse);
     }
     for (auto &[pattern, insts] : instantiations) translateTemplate(pattern, insts);
     if (diags_.hasErrorOccurred()) return false;
@@ -290,7 +290,7 @@ private:
     return s + "})";
   }
 
-  void translateFunction(const FunctionDecl *fd, bool fuse, const void *, unsigned) {
+  void translateFunction(const FunctionDecl *fd, bool fuse) {
     std::string prefix = "kiln_" + stem_ + "_" + hash_ + "_" + functionName(fd) + "_" + std::to_string(fnCounter_++);
     std::vector<GroupResult> groups;
     BodyAnalysis analysis;
@@ -385,11 +385,9 @@ private:
     else result_.rewrittenSource = sm_.getBufferData(main).str();
   }
 
-  ASTUnit &ast_;
   ASTContext &ctxAST_;
   SourceManager &sm_;
   DiagnosticsEngine &diags_;
-  const FrontendOptions &opts_;
   FrontendResult &result_;
   Rewriter rewriter_;
   unsigned errorId_;
