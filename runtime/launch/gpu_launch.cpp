@@ -217,10 +217,10 @@ void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
   CUfunction f = function_of(api, e, variant, block);
 
   // Elements a thread takes per pass: a vector for _contig and _rows; 4 for
-  // _strided2, whose blocks stage 32x32 tiles (1024 elements, 256 threads).
+  // _strided2, whose blocks stage 64x64 tiles (4096 elements, 256 threads).
   const std::int64_t width = variant == contig_variant || variant == rows_variant
                                  ? std::max<int>(k.vector_width, 1)
-                             : variant == 2 ? 4
+                             : variant == 2 ? 16
                                             : 1;
   const std::int64_t per_block = static_cast<std::int64_t>(block) * width;
   const std::int64_t wanted = (n + per_block - 1) / per_block;

@@ -1,5 +1,5 @@
-// Rank 2 stages tiles through shared memory only within a budget (32 KiB):
-// nine complex128 inputs would need 148 KiB, so _strided2 walks 8x8 tiles
+// Rank 2 stages tiles through shared memory only within a budget (48 KiB):
+// nine complex128 inputs would need 585 KiB, so _strided2 walks 8x8 tiles
 // without workgroup buffers instead.
 // RUN: %kiln-opt %s --kiln-generate-variants | %FileCheck %s
 

@@ -41,11 +41,11 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK-NOT: arith.divui
 // CHECK: gpu.return
 
-// Rank 2 stages a 32x32 tile of every input through shared memory (padded
-// to 33 columns), reading each input in the order its strides make
+// Rank 2 stages a 64x64 tile of every input through shared memory (padded
+// to 65 columns), reading each input in the order its strides make
 // contiguous, then computes and writes row by row.
 // CHECK: gpu.func @axpy_strided2(%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>
-// CHECK-SAME: workgroup(%[[T0:.*]] : memref<32x33xf32, #gpu.address_space<workgroup>>, %[[T1:.*]] : memref<32x33xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[T0:.*]] : memref<64x65xf32, #gpu.address_space<workgroup>>, %[[T1:.*]] : memref<64x65xf32, #gpu.address_space<workgroup>>)
 // CHECK: memref.extract_strided_metadata
 // CHECK: arith.cmpi ult
 // CHECK: scf.for
