@@ -81,6 +81,17 @@ public:
     return true;
   }
 
+  // Locals are inlined into their consumers, so a scalar changed between two
+  // statements would be read at its new value: modifying one is an error.
+  bool VisitBinaryOperator(BinaryOperator *op) {
+    if (op->isAssignmentOp()) modified(op->getLHS(), op->getOperatorLoc());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *op) {
+    if (op->isIncrementDecrementOp()) modified(op->getSubExpr(), op->getOperatorLoc());
+    return true;
+  }
+
   bool VisitCallExpr(CallExpr *call) {
     const FunctionDecl *fd = call->getDirectCallee();
     SourceLocation loc = call->getBeginLoc();
@@ -112,6 +123,13 @@ public:
   }
 
 private:
+  void modified(const Expr *target, SourceLocation loc) {
+    const auto *ref = dyn_cast<DeclRefExpr>(target->IgnoreParenImpCasts());
+    const auto *vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!vd) return;
+    error(loc, "modifying '" + vd->getNameAsString() + "' is not supported in a KILN_FUSE function "
+               "(its statements are fused as one data flow); declare a new variable instead");
+  }
   static bool isIO(const FunctionDecl *fd, const std::string &name) {
     static const char *const ioNames[] = {"printf", "fprintf", "puts", "putchar", "scanf", "fwrite", "fread",
                                           "std::printf", "std::puts", "std::fprintf", "std::getline"};
