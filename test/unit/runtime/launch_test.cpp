@@ -134,6 +134,26 @@ extern "C" void fake_saxpy_strided2_host(void **args) { saxpy<2, false>(args); }
 extern "C" void fake_saxpy_strided3_host(void **args) { saxpy<3, false>(args); }
 extern "C" void fake_saxpy_strided4_host(void **args) { saxpy<4, false>(args); }
 
+/// `_rows` (variant 5): rank 2; what it may assume is checked.
+template <class T> void expect_rows(const memref<T, 2> &m, int width) {
+  const std::uintptr_t align = width * sizeof(T);
+  if (m.strides[1] != 1 || m.sizes[1] % width != 0 ||
+      reinterpret_cast<std::uintptr_t>(m.aligned) % align != 0 ||
+      (static_cast<std::uintptr_t>(m.strides[0]) * sizeof(T)) % align != 0)
+    ++calls.violations;
+}
+extern "C" void fake_saxpy_rows_host(void **args) {
+  void **first = args;
+  auto x = take<float, 2>(args);
+  auto y = take<float, 2>(args);
+  auto out = take<float, 2>(args);
+  expect_rows(x, saxpy_width);
+  expect_rows(y, saxpy_width);
+  expect_rows(out, saxpy_width);
+  saxpy<2, false>(first);
+  calls.variants.back() = kiln::detail::max_kernel_rank + 1;
+}
+
 const dtype saxpy_dtypes[] = {dtype::float32, dtype::float32, dtype::float32};
 const fused_kernel saxpy_kernel = {
     "fake_saxpy",
@@ -148,6 +168,21 @@ const fused_kernel saxpy_kernel = {
     1,
     saxpy_dtypes,
     saxpy_width};
+/// The same kernel with a `_rows` variant, as kilnc emits kernels.
+const fused_kernel saxpy_rows_kernel = {
+    "fake_saxpy_rows",
+    nullptr,
+    nullptr,
+    0,
+    fake_saxpy_contig_host,
+    {fake_saxpy_strided1_host, fake_saxpy_strided2_host,
+     fake_saxpy_strided3_host, fake_saxpy_strided4_host},
+    2,
+    1,
+    1,
+    saxpy_dtypes,
+    saxpy_width,
+    fake_saxpy_rows_host};
 
 // fake_mix: (x: float64, y: float32, z: int32) -> (x * y + z: float64,
 // x > y: bool); vector width 2. Three inputs, two outputs, no scalar.
@@ -350,6 +385,15 @@ array_base run_saxpy(const array_base &x, const array_base &y, float a,
   const void *sc[] = {&a};
   array_base outs[] = {std::move(out)};
   launch_elementwise(saxpy_kernel, in, sc, outs);
+  return std::move(outs[0]);
+}
+
+/// Runs the kernel that has a `_rows` variant.
+array_base run_saxpy_rows(const array_base &x, const array_base &y, float a) {
+  const array_base *in[] = {&x, &y};
+  const void *sc[] = {&a};
+  array_base outs[1];
+  launch_elementwise(saxpy_rows_kernel, in, sc, outs);
   return std::move(outs[0]);
 }
 
@@ -1136,3 +1180,50 @@ TEST_F(LaunchElementwise, GpuKernelWithoutGpuCodeThrows) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The `_rows` variant (rank 2, contiguous rows, whole aligned vectors)
+//===----------------------------------------------------------------------===//
+
+constexpr int rows_variant = kiln::detail::max_kernel_rank + 1;
+
+TEST_F(LaunchElementwise, MatrixPlusRowRunsRows) {
+  array_base x = contiguous(dtype::float32, {6, 8});
+  array_base y = contiguous(dtype::float32, {8});
+  array_base out = run_saxpy_rows(x, y, 1.5f);
+  EXPECT_EQ(out.shape(), (shape{6, 8}));
+  EXPECT_EQ(calls.variants, std::vector<int>{rows_variant});
+  expect_saxpy(out, x, y, 1.5f);
+}
+
+TEST_F(LaunchElementwise, RowsNeedWholeVectors) {
+  array_base x = contiguous(dtype::float32, {6, 10}); // 10 % 4 != 0
+  array_base y = contiguous(dtype::float32, {10});
+  array_base out = run_saxpy_rows(x, y, 1.5f);
+  EXPECT_EQ(calls.variants, std::vector<int>{2});
+  expect_saxpy(out, x, y, 1.5f);
+}
+
+TEST_F(LaunchElementwise, RowsNeedAlignedRows) {
+  test_view x = make_view(dtype::float32, {6, 8}, {}, {}, /*shift=*/1);
+  array_base y = contiguous(dtype::float32, {8});
+  array_base out = run_saxpy_rows(x.array, y, 1.5f);
+  EXPECT_EQ(calls.variants, std::vector<int>{2});
+  expect_saxpy(out, x.array, y, 1.5f);
+}
+
+TEST_F(LaunchElementwise, TransposedOperandIsNotRows) {
+  test_view x = make_view(dtype::float32, {6, 8}, {1, 0});
+  array_base y = contiguous(dtype::float32, {6, 8});
+  array_base out = run_saxpy_rows(x.array, y, -2.0f);
+  EXPECT_EQ(calls.variants, std::vector<int>{2});
+  expect_saxpy(out, x.array, y, -2.0f);
+}
+
+TEST_F(LaunchElementwise, KernelWithoutRowsRunsStrided2) {
+  array_base x = contiguous(dtype::float32, {6, 8});
+  array_base y = contiguous(dtype::float32, {8});
+  array_base out = run_saxpy(x, y, 1.5f);
+  EXPECT_EQ(calls.variants, std::vector<int>{2});
+  expect_saxpy(out, x, y, 1.5f);
+}
