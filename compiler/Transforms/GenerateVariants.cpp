@@ -420,14 +420,13 @@ private:
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, arith::AddIOp::create(b, loc, r0, edge), rows),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, arith::AddIOp::create(b, loc, c0, edge), cols));
-    auto perThread = [&](bool checked, const std::function<void(Value)> &body) {
+    auto perThread = [&](const std::function<void(Value)> &body) {
       auto loop = scf::ForOp::create(b, loc, idx(0), idx(kStage * kStage / kStageThreads), idx(1));
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(loop.getBody());
       Value e = arith::AddIOp::create(b, loc, tx,
                                       arith::MulIOp::create(b, loc, loop.getInductionVar(), idx(kStageThreads)));
       body(e);
-      (void)checked;
     };
     auto guarded = [&](bool checked, Value r, Value c, const std::function<void()> &body) {
       if (!checked)
@@ -437,6 +436,20 @@ private:
       b.setInsertionPointToStart(ifIn.thenBlock());
       body();
     };
+    // Where element `e` of the staging order lands for input `i`: its place
+    // (lr, lc) in the tile and (r, c) in the array. Inputs read column by
+    // column swap the two halves of `e`.
+    struct TileCoords { Value lr, lc, r, c; };
+    auto coordsOf = [&](Value e, unsigned i) {
+      Value major = arith::ShRUIOp::create(b, loc, e, shift);
+      Value minor = arith::AndIOp::create(b, loc, e, mask);
+      TileCoords t;
+      t.lr = arith::SelectOp::create(b, loc, byColumns[i], minor, major);
+      t.lc = arith::SelectOp::create(b, loc, byColumns[i], major, minor);
+      t.r = arith::AddIOp::create(b, loc, r0, t.lr);
+      t.c = arith::AddIOp::create(b, loc, c0, t.lc);
+      return t;
+    };
     // Phase 1: global -> shared, each input in its own contiguous order. A
     // whole tile issues all of a thread's global loads before its shared
     // stores, so they are in flight together.
@@ -445,13 +458,9 @@ private:
       SmallVector<Pending> pending;
       for (int64_t j = 0; j < kStage * kStage / kStageThreads; ++j) {
         Value e = arith::AddIOp::create(b, loc, tx, idx(j * kStageThreads));
-        Value major = arith::ShRUIOp::create(b, loc, e, shift);
-        Value minor = arith::AndIOp::create(b, loc, e, mask);
         for (unsigned i = 0; i < k.inputTypes.size(); ++i) {
-          Value lr = arith::SelectOp::create(b, loc, byColumns[i], minor, major);
-          Value lc = arith::SelectOp::create(b, loc, byColumns[i], major, minor);
-          Value r = arith::AddIOp::create(b, loc, r0, lr), c = arith::AddIOp::create(b, loc, c0, lc);
-          pending.push_back({memref::LoadOp::create(b, loc, operands[i], ValueRange{r, c}), lr, lc, i});
+          TileCoords t = coordsOf(e, i);
+          pending.push_back({memref::LoadOp::create(b, loc, operands[i], ValueRange{t.r, t.c}), t.lr, t.lc, i});
         }
       }
       for (const Pending &p : pending)
@@ -460,23 +469,19 @@ private:
     auto stage = [&](bool checked) {
       if (!checked)
         return stageWhole();
-      perThread(checked, [&](Value e) {
-        Value major = arith::ShRUIOp::create(b, loc, e, shift);
-        Value minor = arith::AndIOp::create(b, loc, e, mask);
+      perThread([&](Value e) {
         for (unsigned i = 0; i < k.inputTypes.size(); ++i) {
-          Value lr = arith::SelectOp::create(b, loc, byColumns[i], minor, major);
-          Value lc = arith::SelectOp::create(b, loc, byColumns[i], major, minor);
-          Value r = arith::AddIOp::create(b, loc, r0, lr), c = arith::AddIOp::create(b, loc, c0, lc);
-          guarded(checked, r, c, [&] {
-            Value v = memref::LoadOp::create(b, loc, operands[i], ValueRange{r, c});
-            memref::StoreOp::create(b, loc, v, tiles[i], ValueRange{lr, lc});
+          TileCoords t = coordsOf(e, i);
+          guarded(checked, t.r, t.c, [&] {
+            Value v = memref::LoadOp::create(b, loc, operands[i], ValueRange{t.r, t.c});
+            memref::StoreOp::create(b, loc, v, tiles[i], ValueRange{t.lr, t.lc});
           });
         }
       });
     };
     // Phase 2: shared -> compute -> outputs, row by row.
     auto emit = [&](bool checked) {
-      perThread(checked, [&](Value e) {
+      perThread([&](Value e) {
         Value lr = arith::ShRUIOp::create(b, loc, e, shift);
         Value lc = arith::AndIOp::create(b, loc, e, mask);
         Value r = arith::AddIOp::create(b, loc, r0, lr), c = arith::AddIOp::create(b, loc, c0, lc);
