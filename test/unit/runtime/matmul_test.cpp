@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "host_arrays.hpp"
+
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -24,16 +26,6 @@ using c64 = std::complex<float>;
 using c128 = std::complex<double>;
 using std::int32_t, std::int64_t, std::int8_t;
 
-template <class T>
-inline constexpr bool is_cplx = kiln::is_std_complex<T>::value;
-
-template <class T>
-kiln::array<T> make(const std::vector<T> &v, const kiln::shape &s) {
-  std::shared_ptr<T[]> buf(new T[v.size() ? v.size() : 1]);
-  for (std::size_t i = 0; i < v.size(); ++i)
-    buf[i] = v[i];
-  return kiln::wrap<T>(buf.get(), s, kiln::device::host(), buf);
-}
 
 std::mt19937 &rng() {
   static std::mt19937 g(2024);

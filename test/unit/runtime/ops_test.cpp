@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "host_arrays.hpp"
+
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -28,20 +30,6 @@ using std::int32_t, std::int64_t, std::int8_t, std::uint8_t;
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf_v = std::numeric_limits<double>::infinity();
 
-template <class T>
-inline constexpr bool is_cplx = kiln::is_std_complex<T>::value;
-
-/// A host array holding a copy of `v`.
-template <class T>
-kiln::array<T> make(const std::vector<T> &v, const kiln::shape &s) {
-  std::shared_ptr<T[]> buf(new T[v.size() ? v.size() : 1]);
-  for (std::size_t i = 0; i < v.size(); ++i)
-    buf[i] = v[i];
-  return kiln::wrap<T>(buf.get(), s, kiln::device::host(), buf);
-}
-template <class T> kiln::array<T> make(const std::vector<T> &v) {
-  return make(v, kiln::shape{static_cast<int64_t>(v.size())});
-}
 
 template <class T> std::vector<T> values(const kiln::array<T> &x) {
   return x.to_vector();
