@@ -8,10 +8,12 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kiln/axes.hpp"
 #include "kiln/device.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/error.hpp"
 #include "kiln/memory.hpp"
+#include "kiln/promote.hpp"
 #include "kiln/shape.hpp"
 #include "kiln/stream.hpp"
 
@@ -35,10 +37,6 @@ struct range {
         std::int64_t step_ = 1)
       : start(start_), stop(stop_), step(step_) {}
 };
-/// The whole axis (`:`).
-struct all_t {};
-inline constexpr all_t all{};
-
 /// One item of x.slice({...}): a range, the whole axis, or an integer index
 /// (which drops the axis).
 class slice_arg {
@@ -152,6 +150,22 @@ public:
     detail::item(*this, &v);
     return v;
   }
+
+  // Reductions, as NumPy's methods (defined in kiln/reductions.hpp). `ax`
+  // is kiln::all (every axis), one axis or a list {0, 2}.
+  array<sum_result_t<E>> sum(const kiln::axes &ax = kiln::all, bool keepdims = false) const;
+  array<sum_result_t<E>> prod(const kiln::axes &ax = kiln::all, bool keepdims = false) const;
+  array<mean_result_t<E>> mean(const kiln::axes &ax = kiln::all, bool keepdims = false) const;
+  array max(const kiln::axes &ax = kiln::all, bool keepdims = false) const;
+  array min(const kiln::axes &ax = kiln::all, bool keepdims = false) const;
+  array<std::int64_t> argmax(const kiln::axes &ax = kiln::all, bool keepdims = false) const;
+  array<std::int64_t> argmin(const kiln::axes &ax = kiln::all, bool keepdims = false) const;
+  array<bool> all(const kiln::axes &ax = kiln::all, bool keepdims = false) const;
+  array<bool> any(const kiln::axes &ax = kiln::all, bool keepdims = false) const;
+  array<var_result_t<E>> var(const kiln::axes &ax = kiln::all, bool keepdims = false) const;
+  array<var_result_t<E>> var(const kiln::axes &ax, kiln::ddof d, bool keepdims = false) const;
+  array<var_result_t<E>> std(const kiln::axes &ax = kiln::all, bool keepdims = false) const;
+  array<var_result_t<E>> std(const kiln::axes &ax, kiln::ddof d, bool keepdims = false) const;
 
   // Transfers.
   std::vector<E> to_vector() const {

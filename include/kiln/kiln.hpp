@@ -2,12 +2,13 @@
 //
 // The public API of Kiln (docs/user-guide.md, SPEC.md section 1): arrays,
 // devices, memory pools, streams, creation and transfers, random numbers,
-// elementwise operations, matmul, and the markers kilnc looks for.
+// elementwise operations, reductions, matmul and norms, and the markers kilnc looks for.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "kiln/array.hpp"
+#include "kiln/axes.hpp"
 #include "kiln/creation.hpp"
 #include "kiln/device.hpp"
 #include "kiln/dtype.hpp"
@@ -16,6 +17,7 @@
 #include "kiln/memory.hpp"
 #include "kiln/ops.hpp"
 #include "kiln/random.hpp"
+#include "kiln/reductions.hpp"
 #include "kiln/shape.hpp"
 #include "kiln/stream.hpp"
 

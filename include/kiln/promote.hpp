@@ -209,6 +209,20 @@ constexpr dtype no_bool_type(dtype t) noexcept {
   return t == dtype::bool_ ? dtype::int8 : t;
 }
 
+/// sum, prod and cumulative counts: bool and every integer give int64
+/// (NumPy: the platform integer; uint8 gives uint64 there, absent from
+/// Kiln), floats and complex keep their dtype.
+constexpr dtype sum_type(dtype t) noexcept {
+  return kind_of(t) == scalar_kind::boolean || kind_of(t) == scalar_kind::integer ? dtype::int64 : t;
+}
+
+/// mean: bool and integers give float64, floats and complex keep.
+constexpr dtype mean_type(dtype t) noexcept { return true_divide_type(t); }
+
+/// var, std and vector norms: the real type of mean's (complex64 gives
+/// float32).
+constexpr dtype var_type(dtype t) noexcept { return real_type(mean_type(t)); }
+
 //===----------------------------------------------------------------------===//
 // The same as C++ type traits
 //===----------------------------------------------------------------------===//
@@ -238,6 +252,12 @@ template <element T> using arg_result_t = element_t<arg_type(dtype_of<T>)>;
 /// Result of %, pow and sign: T, but int8 for bool.
 template <element T>
 using no_bool_result_t = element_t<no_bool_type(dtype_of<T>)>;
+/// Result of sum and prod on an array of T.
+template <element T> using sum_result_t = element_t<sum_type(dtype_of<T>)>;
+/// Result of mean on an array of T.
+template <element T> using mean_result_t = element_t<mean_type(dtype_of<T>)>;
+/// Result of var, std and linalg::norm on an array of T.
+template <element T> using var_result_t = element_t<var_type(dtype_of<T>)>;
 /// Result of comparisons, isnan, isinf, && || !.
 template <element T> using compare_result_t = bool;
 
