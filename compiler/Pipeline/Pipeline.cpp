@@ -34,6 +34,7 @@ static constexpr const char *kPtxFeatures = "+ptx80";
 
 void registerDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
+  registry.insert<KilnDialect>();
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);

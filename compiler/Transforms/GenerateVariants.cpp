@@ -676,6 +676,7 @@ void registerKilnPasses() {
   PassRegistration<GenerateVariantsPass>();
   registerPass([] { return createFuseKernelsPass(); });
   registerPass([] { return createVerifyFusedKernelsPass(); });
+  registerPass([] { return createExpandCombinePass(); });
 }
 
 } // namespace kiln

@@ -6,14 +6,14 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Dialect/Kiln/IR/KilnDialect.h"
+
 #include "mlir/Pass/Pass.h"
 
 #include <memory>
 
 namespace kiln {
 
-/// Name of the unit attribute that marks a function as a Kiln kernel.
-inline constexpr llvm::StringLiteral kKernelAttr = "kiln.kernel";
 /// Integer attribute: linalg.generic ops in the kernel before fusion.
 inline constexpr llvm::StringLiteral kOpsBeforeFusionAttr =
     "kiln.ops_before_fusion";
@@ -36,6 +36,10 @@ std::unique_ptr<mlir::Pass> createVerifyFusedKernelsPass();
 /// GPU variants (`gpu.module @kiln_kernels`) and host variants (func.func)
 /// `<name>_contig` and `<name>_strided1..4` of docs/kernel-abi.md.
 std::unique_ptr<mlir::Pass> createGenerateVariantsPass();
+
+/// `kiln-expand-combine`: replaces kiln.combine ops by the arith/complex ops
+/// of their sequential update.
+std::unique_ptr<mlir::Pass> createExpandCombinePass();
 
 /// Registers the passes above with MLIR's pass registry.
 void registerKilnPasses();

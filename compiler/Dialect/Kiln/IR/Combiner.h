@@ -1,0 +1,43 @@
+//===- Combiner.h - What each reduction combiner computes -------*- C++ -*-===//
+//
+// The semantics of kiln.combine kinds as builders of arith/complex ops: the
+// state a kind keeps, its identity, lifting one element's values into a
+// state, and merging two states. Everything that lowers reductions (the
+// per-thread loops, warp trees, cross-block combines, the host loops and the
+// kiln-expand-combine pass) builds from these, so every place agrees.
+//
+// Values may be scalars or vectors of them (host lanes), except complex
+// values, which are scalars only.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Dialect/Kiln/IR/KilnDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace kiln {
+
+/// The state types of `kind` reducing values of `valueTypes`; failure when
+/// the kind does not apply to these types.
+mlir::FailureOr<llvm::SmallVector<mlir::Type>> combinerStateTypes(CombinerKind kind, mlir::TypeRange valueTypes);
+
+/// The identity state: merge(identity, s) == s for every state s.
+llvm::SmallVector<mlir::Value> buildCombinerIdentity(mlir::OpBuilder &b, mlir::Location loc, CombinerKind kind,
+                                                     mlir::TypeRange stateTypes);
+
+/// The state of a single element with `values`.
+llvm::SmallVector<mlir::Value> buildCombinerLift(mlir::OpBuilder &b, mlir::Location loc, CombinerKind kind,
+                                                 mlir::ValueRange values);
+
+/// merge(a, b), where `a` holds the elements that come first (for the
+/// order-sensitive tie rules of argmax/argmin, indices decide, so the
+/// argument order matters only for rounding).
+llvm::SmallVector<mlir::Value> buildCombinerMerge(mlir::OpBuilder &b, mlir::Location loc, CombinerKind kind,
+                                                  mlir::ValueRange a, mlir::ValueRange bState);
+
+/// merge(acc, lift(values)): what kiln.combine computes.
+llvm::SmallVector<mlir::Value> buildCombinerUpdate(mlir::OpBuilder &b, mlir::Location loc, CombinerKind kind,
+                                                   mlir::ValueRange acc, mlir::ValueRange values);
+
+} // namespace kiln

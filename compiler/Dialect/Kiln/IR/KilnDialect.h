@@ -1,0 +1,40 @@
+//===- KilnDialect.h - The Kiln dialect -------------------------*- C++ -*-===//
+//
+// Declares the `kiln` dialect and its operations (KilnOps.td): today the
+// reduction combiner kiln.combine. The attributes that mark kernel functions
+// (`kiln.kernel`, `kiln.reduction_kernel`) are named here too.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "Dialect/Kiln/IR/KilnDialect.h.inc"
+#include "Dialect/Kiln/IR/KilnEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "Dialect/Kiln/IR/KilnAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "Dialect/Kiln/IR/KilnOps.h.inc"
+
+namespace kiln {
+
+/// Unit attribute on a func.func of the elementwise family (rank-1 form).
+inline constexpr llvm::StringLiteral kKernelAttr = "kiln.kernel";
+/// Unit attribute on a func.func of the reduction family: full-space
+/// operands tensor<?x?xT> over (kept, reduced), kept-space operands
+/// tensor<?xT> (docs/compiler-pipeline.md, "Reduction kernels").
+inline constexpr llvm::StringLiteral kReductionKernelAttr = "kiln.reduction_kernel";
+
+/// The number of `values` operands kiln.combine of `kind` takes.
+unsigned combinerValueArity(CombinerKind kind);
+
+} // namespace kiln

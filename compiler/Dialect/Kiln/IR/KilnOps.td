@@ -1,0 +1,74 @@
+//===- KilnOps.td - Operations of the Kiln dialect ---------*- tablegen -*-===//
+#ifndef KILN_DIALECT_KILN_OPS
+#define KILN_DIALECT_KILN_OPS
+
+include "KilnBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Kiln_CombinerSum : I32EnumAttrCase<"Sum", 0, "sum">;
+def Kiln_CombinerProd : I32EnumAttrCase<"Prod", 1, "prod">;
+def Kiln_CombinerMax : I32EnumAttrCase<"Max", 2, "max">;
+def Kiln_CombinerMin : I32EnumAttrCase<"Min", 3, "min">;
+def Kiln_CombinerAll : I32EnumAttrCase<"All", 4, "all">;
+def Kiln_CombinerAny : I32EnumAttrCase<"Any", 5, "any">;
+def Kiln_CombinerArgMax : I32EnumAttrCase<"ArgMax", 6, "argmax">;
+def Kiln_CombinerArgMin : I32EnumAttrCase<"ArgMin", 7, "argmin">;
+def Kiln_CombinerWelford : I32EnumAttrCase<"Welford", 8, "welford">;
+
+def Kiln_CombinerKind : I32EnumAttr<"CombinerKind",
+    "the associative operation of a reduction",
+    [Kiln_CombinerSum, Kiln_CombinerProd, Kiln_CombinerMax, Kiln_CombinerMin,
+     Kiln_CombinerAll, Kiln_CombinerAny, Kiln_CombinerArgMax,
+     Kiln_CombinerArgMin, Kiln_CombinerWelford]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::kiln";
+}
+
+def Kiln_CombinerKindAttr : EnumAttr<Kiln_Dialect, Kiln_CombinerKind, "combiner"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Kiln_CombineOp : Kiln_Op<"combine", [Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "folds values into a reduction's accumulator state";
+  let description = [{
+    `kiln.combine` is the body of a reduction: in a linalg.generic with a
+    reduction iterator it returns the new accumulator state from the current
+    state (`accumulator`, the generic's output block arguments) and the mapped
+    values of one element (`values`). Its result is the state,
+    `combine(accumulator, lift(values))`, where `combine` is associative and
+    commutative up to floating-point rounding, so a reduction may be
+    evaluated in any tree order. Kinds and their state:
+
+    | kind | values | state | identity |
+    |---|---|---|---|
+    | sum, prod | x: T | T | 0, 1 |
+    | max, min | x: T (int, float, complex) | T | lowest, highest |
+    | all, any | x: i1 | i1 | true, false |
+    | argmax, argmin | x: T, index: i64 | (T, i64) | (lowest/highest, INT64_MAX) |
+    | welford | x: F (float) | (mean: F, m2: F, count: i64) | (0, 0, 0) |
+
+    Integers compare as signed (the frontend widens unsigned and bool values
+    first). max/min propagate NaN; complex values order lexicographically
+    (real part, then imaginary part), a NaN in either part propagating.
+    argmax/argmin keep the first NaN, else the extreme value with the
+    smallest index. welford merges with Chan et al.'s parallel update.
+
+    ```mlir
+    %s = kiln.combine <sum> (%acc), (%x) : (f32), (f32)
+    %v, %i = kiln.combine <argmax> (%av, %ai), (%x, %idx) : (f32, i64), (f32, i64)
+    ```
+  }];
+  let arguments = (ins Kiln_CombinerKindAttr:$kind,
+                       Variadic<AnyType>:$accumulator,
+                       Variadic<AnyType>:$values);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $kind `(` $accumulator `)` `,` `(` $values `)` attr-dict `:`
+    `(` type($accumulator) `)` `,` `(` type($values) `)`
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // KILN_DIALECT_KILN_OPS
