@@ -1,10 +1,14 @@
 //===- Frontend/ArrayExpr.cpp - Fusable array expressions -----------------===//
 #include "Frontend/ArrayExpr.h"
+#include "Frontend/ReductionCall.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
 
 using namespace clang;
 
@@ -21,7 +25,7 @@ const char *opName(OpKind k) {
     CASE(Sign, "sign") CASE(Floor, "floor") CASE(Ceil, "ceil") CASE(Round, "round") CASE(Pow, "pow")
     CASE(Maximum, "maximum") CASE(Minimum, "minimum") CASE(Where, "where") CASE(Clip, "clip")
     CASE(IsNan, "isnan") CASE(IsInf, "isinf") CASE(Real, "real") CASE(Imag, "imag")
-    CASE(Conj, "conj") CASE(Arg, "arg") CASE(Cast, "astype")
+    CASE(Conj, "conj") CASE(Arg, "arg") CASE(IsClose, "isclose") CASE(Cast, "astype")
 #undef CASE
   }
   return "?";
@@ -84,7 +88,7 @@ static std::optional<OpKind> functionKind(llvm::StringRef name) {
       .Case("maximum", OpKind::Maximum).Case("minimum", OpKind::Minimum)
       .Case("where", OpKind::Where).Case("clip", OpKind::Clip).Case("isnan", OpKind::IsNan)
       .Case("isinf", OpKind::IsInf).Case("real", OpKind::Real).Case("imag", OpKind::Imag)
-      .Case("conj", OpKind::Conj).Case("arg", OpKind::Arg)
+      .Case("conj", OpKind::Conj).Case("arg", OpKind::Arg).Case("isclose", OpKind::IsClose)
       .Default(std::nullopt);
 }
 
@@ -118,19 +122,47 @@ std::optional<OpKind> classifyCall(const Expr *e, llvm::SmallVectorImpl<const Ex
   return std::nullopt;
 }
 
-std::unique_ptr<FusedGroup> GroupBuilder::build(const Expr *root) {
-  auto g = std::make_unique<FusedGroup>();
-  g->root = stripImplicit(root);
-  leafByKey_.clear();
-  nested_.clear();
-  g->rootNode = visit(g->root, *g, 0);
-  if (!g->rootNode) return nullptr;
-  return g;
+bool isFusableCall(const Expr *e, ASTContext &ctx) {
+  llvm::SmallVector<const Expr *, 4> args;
+  if (classifyCall(e, args))
+    return true;
+  auto r = classifyReduction(e);
+  if (!r)
+    return false;
+  if (r->kind == ReduceKind::Norm)
+    return fusableNormOrder(*r, axesSpecOf(r->axes, ctx), ctx).has_value();
+  return true;
 }
 
-Node *GroupBuilder::visit(const Expr *e, FusedGroup &g, unsigned depth) {
+void fusableOperands(const Expr *e, ASTContext &ctx, llvm::SmallVectorImpl<const Expr *> &out) {
+  out.clear();
+  llvm::SmallVector<const Expr *, 4> args;
+  if (classifyCall(e, args)) {
+    out.append(args.begin(), args.end());
+    return;
+  }
+  if (auto r = classifyReduction(e)) {
+    out.push_back(r->operand);
+    if (r->ddof)
+      out.push_back(r->ddof);
+  }
+}
+
+std::unique_ptr<ExprTree> TreeBuilder::build(const Expr *root) {
+  auto t = std::make_unique<ExprTree>();
+  t->root = stripImplicit(root);
+  leafByKey_.clear();
+  nested_.clear();
+  t->rootNode = visit(t->root, *t, 0);
+  if (!t->rootNode)
+    return nullptr;
+  return t;
+}
+
+Node *TreeBuilder::visit(const Expr *e, ExprTree &t, unsigned depth) {
   e = stripImplicit(e);
-  if (depth > 256) return nullptr; // a local defined in terms of itself
+  if (depth > 256)
+    return nullptr; // a local defined in terms of itself
   llvm::SmallVector<const Expr *, 4> args;
   if (auto k = classifyCall(e, args)) {
     auto node = std::make_unique<Node>();
@@ -139,36 +171,104 @@ Node *GroupBuilder::visit(const Expr *e, FusedGroup &g, unsigned depth) {
     node->type = *arrayElementType(e->getType());
     node->expr = e;
     for (const Expr *a : args) {
-      Node *child = visit(a, g, depth + 1);
-      if (!child) return nullptr;
+      Node *child = visit(a, t, depth + 1);
+      if (!child)
+        return nullptr;
       node->operands.push_back(child);
     }
-    ++g.numOps;
-    g.nodes.push_back(std::move(node));
-    return g.nodes.back().get();
+    t.nodes.push_back(std::move(node));
+    return t.nodes.back().get();
   }
+  if (isFusableCall(e, ctx_))
+    return makeReduce(e, t, depth);
   if (locals_) {
     if (const auto *ref = dyn_cast<DeclRefExpr>(e))
       if (const auto *vd = dyn_cast<VarDecl>(ref->getDecl()))
-        if (const Expr *init = locals_->lookup(vd)) return visit(init, g, depth + 1);
+        if (const Expr *init = locals_->lookup(vd))
+          return visit(init, t, depth + 1);
   }
-  return makeLeaf(e, g);
+  return makeLeaf(e, t);
 }
 
-Node *GroupBuilder::makeLeaf(const Expr *e, FusedGroup &g) {
+Node *TreeBuilder::constantNode(ExprTree &t, const Expr *e, ElementType type, long long value) {
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::Constant;
+  node->type = type;
+  node->expr = e;
+  node->intConstant = value;
+  node->constant = static_cast<double>(value);
+  t.nodes.push_back(std::move(node));
+  return t.nodes.back().get();
+}
+
+Node *TreeBuilder::makeReduce(const Expr *e, ExprTree &t, unsigned depth) {
+  ReductionCall call = *classifyReduction(e);
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::Reduce;
+  node->reduce = call.kind;
+  node->type = *arrayElementType(e->getType());
+  node->expr = e;
+  node->axes = axesSpecOf(call.axes, ctx_);
+  node->keepdims = keepdimsSpecOf(call.keepdims, ctx_);
+  if (call.kind == ReduceKind::Norm) {
+    node->normOrder = *fusableNormOrder(call, node->axes, ctx_);
+    if (isFrobeniusOrder(call.order))
+      node->normOrderText = "::kiln::linalg::fro";
+    else if (call.order && std::isinf(node->normOrder))
+      node->normOrderText = node->normOrder > 0 ? "::kiln::detail::norm_ord(::kiln::linalg::inf)"
+                                                : "::kiln::detail::norm_ord(-::kiln::linalg::inf)";
+    else if (call.order)
+      node->normOrderText = "::kiln::detail::norm_ord(" + llvm::formatv("{0:e16}", node->normOrder).str() + ")";
+  }
+  Node *operand = visit(call.operand, t, depth + 1);
+  if (!operand)
+    return nullptr;
+  node->operands.push_back(operand);
+  if (call.kind == ReduceKind::Var || call.kind == ReduceKind::Std) {
+    // ddof: a constant, or the `.value` of the kiln::ddof argument.
+    Node *ddof = nullptr;
+    if (!call.ddof) {
+      ddof = constantNode(t, e, ElementType::Int64, 0);
+    } else {
+      Expr::EvalResult r;
+      const Expr *inner = call.ddof->IgnoreImplicit();
+      if (const auto *ce = dyn_cast<CXXConstructExpr>(inner); ce && ce->getNumArgs() == 1)
+        inner = ce->getArg(0);
+      else if (const auto *fc = dyn_cast<CXXFunctionalCastExpr>(inner))
+        inner = fc->getSubExpr();
+      if (!inner->isValueDependent() && inner->EvaluateAsInt(r, ctx_) && !r.HasSideEffects) {
+        ddof = constantNode(t, call.ddof, ElementType::Int64, r.Val.getInt().getExtValue());
+      } else {
+        auto leaf = std::make_unique<Node>();
+        leaf->kind = Node::Kind::Scalar;
+        leaf->type = ElementType::Int64;
+        leaf->expr = call.ddof;
+        leaf->leafSuffix = ".value";
+        t.nodes.push_back(std::move(leaf));
+        ddof = t.nodes.back().get();
+        collectNestedRoots(call.ddof);
+      }
+    }
+    node->operands.push_back(ddof);
+  }
+  t.nodes.push_back(std::move(node));
+  return t.nodes.back().get();
+}
+
+Node *TreeBuilder::makeLeaf(const Expr *e, ExprTree &t) {
   const void *key = e;
-  if (const auto *ref = dyn_cast<DeclRefExpr>(e)) key = ref->getDecl();
-  if (Node *n = leafByKey_.lookup(key)) return n;
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e))
+    key = ref->getDecl();
+  if (Node *n = leafByKey_.lookup(key))
+    return n;
 
   auto node = std::make_unique<Node>();
   node->expr = e;
-  if (auto t = arrayElementType(e->getType())) {
+  if (auto ty = arrayElementType(e->getType())) {
     node->kind = Node::Kind::Input;
-    node->type = *t;
-    node->index = g.inputs.size();
-    g.inputs.push_back(e);
-    g.inputTypes.push_back(*t);
-    if (!isa<DeclRefExpr>(e)) collectNestedRoots(e);
+    node->type = *ty;
+    if (!isa<DeclRefExpr>(e))
+      collectNestedRoots(e);
   } else if (auto s = scalarElementType(e->getType())) {
     node->type = *s;
     Expr::EvalResult r;
@@ -188,25 +288,21 @@ Node *GroupBuilder::makeLeaf(const Expr *e, FusedGroup &g) {
     } else {
       node->kind = Node::Kind::Scalar;
     }
-    if (node->kind == Node::Kind::Scalar) {
-      node->index = g.scalars.size();
-      g.scalars.push_back(e);
-      g.scalarTypes.push_back(*s);
-      if (!isa<DeclRefExpr>(e)) collectNestedRoots(e);
-    }
+    if (node->kind == Node::Kind::Scalar && !isa<DeclRefExpr>(e))
+      collectNestedRoots(e);
   } else {
     return nullptr;
   }
-  g.nodes.push_back(std::move(node));
-  leafByKey_[key] = g.nodes.back().get();
-  return g.nodes.back().get();
+  t.nodes.push_back(std::move(node));
+  leafByKey_[key] = t.nodes.back().get();
+  return t.nodes.back().get();
 }
 
-void GroupBuilder::collectNestedRoots(const Stmt *s) {
+void TreeBuilder::collectNestedRoots(const Stmt *s) {
   for (const Stmt *child : s->children()) {
-    if (!child) continue;
-    llvm::SmallVector<const Expr *, 4> args;
-    if (const auto *ce = dyn_cast<Expr>(child); ce && classifyCall(ce, args)) {
+    if (!child)
+      continue;
+    if (const auto *ce = dyn_cast<Expr>(child); ce && isFusableCall(ce, ctx_)) {
       nested_.push_back(stripImplicit(ce));
       continue;
     }

@@ -1,9 +1,10 @@
 //===- Frontend/ArrayExpr.h - Fusable array expressions -------*- C++ -*-===//
 //
-// Recognizes Kiln's elementwise operations in the clang AST and builds, for
-// each fused group, a tree of operations over leaves: array operands, scalar
-// operands and constants. Leaves are evaluated by ordinary C++; the tree
-// becomes one kernel.
+// Recognizes Kiln's array operations in the clang AST (elementwise
+// operations here, reductions in ReductionCall.h) and builds, for each
+// expression, a tree of operations over leaves: array operands, scalar
+// operands and constants. Leaves are evaluated by ordinary C++; Partition.h
+// decides which parts of a tree share a kernel.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_FRONTEND_ARRAYEXPR_H
@@ -13,6 +14,7 @@
 
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <complex>
 #include <memory>
@@ -34,20 +36,39 @@ enum class OpKind {
   Exp, Log, Log2, Log10, Sqrt, Sin, Cos, Tan, Tanh, Abs, Sign, Floor, Ceil, Round,
   Pow, Maximum, Minimum, Where, Clip, IsNan, IsInf,
   Real, Imag, Conj, Arg,
-  Cast, ///< astype<U>()
+  IsClose, ///< isclose(a, b, rtol, atol, equal_nan)
+  Cast,    ///< astype<U>()
 };
 
 const char *opName(OpKind k);
 
-/// The operation a call or operator expression performs, if it is one of
-/// Kiln's elementwise operations on at least one array.
-std::optional<OpKind> classifyCall(const clang::Expr *e, llvm::SmallVectorImpl<const clang::Expr *> &args);
+/// Every reduction of SPEC.md section 1 (and linalg::norm).
+enum class ReduceKind { Sum, Prod, Mean, Max, Min, ArgMax, ArgMin, All, Any, Var, Std, CountNonzero, Norm };
 
-/// Strips implicit nodes, parentheses, temporaries and copies of arrays.
-const clang::Expr *stripImplicit(const clang::Expr *e);
+const char *reduceName(ReduceKind k);
+
+/// The axes of a reduction as far as the frontend can tell: every axis, a
+/// list of constants, or an expression known only at run time.
+struct AxesSpec {
+  enum class Kind { All, Constant, RunTime } kind = Kind::All;
+  std::vector<long long> constants;   ///< Constant: the axes as written
+  const clang::Expr *expr = nullptr;  ///< the argument (null: the default, every axis)
+  const clang::Decl *variable = nullptr; ///< RunTime: the variable it names, if any
+  /// The same axes at run time, as far as the frontend can prove.
+  bool sameAs(const AxesSpec &o) const;
+};
+
+/// keepdims as far as the frontend can tell.
+struct KeepdimsSpec {
+  enum class Kind { Constant, RunTime } kind = Kind::Constant;
+  bool value = false;                 ///< Constant
+  const clang::Expr *expr = nullptr;  ///< the argument (null: the default, false)
+  const clang::Decl *variable = nullptr;
+  bool sameAs(const KeepdimsSpec &o) const;
+};
 
 struct Node {
-  enum class Kind { Op, Input, Scalar, Constant } kind;
+  enum class Kind { Op, Reduce, Input, Scalar, Constant } kind;
   ElementType type;            ///< element type of the value
   OpKind op = OpKind::Add;     ///< for Op
   std::vector<Node *> operands;
@@ -55,38 +76,91 @@ struct Node {
   unsigned index = 0;                ///< Input / Scalar: operand position
   std::complex<double> constant;     ///< Constant: value (real part for reals)
   long long intConstant = 0;         ///< Constant: exact integer value
-  bool isArray() const { return kind == Kind::Op || kind == Kind::Input; }
+  /// Scalar leaves read from a member of their expression (var's ddof:
+  /// `.value` of the kiln::ddof argument): appended to the expression's text.
+  std::string leafSuffix;
+
+  // Reduce: the operand is operands[0]; a reduction's scalar parameters
+  // (var's ddof) are further operands.
+  ReduceKind reduce = ReduceKind::Sum;
+  AxesSpec axes;
+  KeepdimsSpec keepdims;
+  double normOrder = 2; ///< Norm: the vector norm's order (2 for Frobenius)
+  std::string normOrderText = "::kiln::detail::norm_ord{}"; ///< Norm: `ord` as written, for the eager form
+
+  bool isArray() const { return kind == Kind::Op || kind == Kind::Reduce || kind == Kind::Input; }
+  bool isLeaf() const { return kind == Kind::Input || kind == Kind::Scalar || kind == Kind::Constant; }
 };
 
-/// One fused group: a tree with its leaves, ready for MLIR and rewriting.
-struct FusedGroup {
+/// The operation a call or operator expression performs, if it is one of
+/// Kiln's elementwise operations on at least one array.
+std::optional<OpKind> classifyCall(const clang::Expr *e, llvm::SmallVectorImpl<const clang::Expr *> &args);
+
+/// True if `e` is a Kiln elementwise operation or reduction kilnc can fuse.
+bool isFusableCall(const clang::Expr *e, clang::ASTContext &ctx);
+
+/// The array and scalar operands of a fusable call (for finding the roots of
+/// a body: every operand of a fusable call is part of its tree).
+void fusableOperands(const clang::Expr *e, clang::ASTContext &ctx, llvm::SmallVectorImpl<const clang::Expr *> &out);
+
+/// Strips implicit nodes, parentheses, temporaries and copies of arrays.
+const clang::Expr *stripImplicit(const clang::Expr *e);
+
+/// One expression tree: every Kiln operation of one full-expression (with a
+/// KILN_FUSE function's locals inlined), down to the leaves.
+struct ExprTree {
   const clang::Expr *root = nullptr;
   Node *rootNode = nullptr;
   std::vector<std::unique_ptr<Node>> nodes;
-  std::vector<const clang::Expr *> inputs;  ///< array leaves, in kernel order
-  std::vector<const clang::Expr *> scalars; ///< scalar leaves, in kernel order
-  std::vector<ElementType> inputTypes, scalarTypes;
+};
+
+/// One fused group: a part of a tree that becomes one kernel. Its leaves are
+/// the tree's leaves below it and the roots of other groups it consumes.
+struct FusedGroup {
+  const clang::Expr *root = nullptr;
+  Node *rootNode = nullptr;
+  bool isReduction = false; ///< the reduction family (some Reduce inside)
+  /// Array leaves, in kernel order: `inputs` are read over the iteration
+  /// space of the operations (the full space of a reduction), `keptInputs`
+  /// over the kept space of a reduction kernel (after its reductions).
+  std::vector<const Node *> inputs, keptInputs;
+  std::vector<const Node *> scalars; ///< scalar leaves, in kernel order
+  std::vector<ElementType> inputTypes, keptInputTypes, scalarTypes;
+  /// The kernel position of each array leaf in each space.
+  llvm::DenseMap<const Node *, unsigned> inputIndex, keptInputIndex;
+  llvm::DenseMap<const Node *, unsigned> scalarIndex;
+  /// Nodes of other groups this one reads as leaves.
+  llvm::DenseSet<const Node *> cuts;
+  /// Reduction kernels: the nodes computed over the kept space, the
+  /// reductions (in evaluation order) and their shared axes and keepdims.
+  llvm::DenseSet<const Node *> keptSpace;
+  std::vector<const Node *> reductions;
+  AxesSpec axes;
+  KeepdimsSpec keepdims;
   unsigned numOps = 0;
 };
 
-/// Builds groups. `locals` maps local arrays of a KILN_FUSE function to their
+/// Builds trees. `locals` maps local arrays of a KILN_FUSE function to their
 /// initializers: references to them are inlined into the consumer.
-class GroupBuilder {
+class TreeBuilder {
 public:
-  GroupBuilder(clang::ASTContext &ctx,
-               const llvm::DenseMap<const clang::VarDecl *, const clang::Expr *> *locals)
+  TreeBuilder(clang::ASTContext &ctx,
+              const llvm::DenseMap<const clang::VarDecl *, const clang::Expr *> *locals)
       : ctx_(ctx), locals_(locals) {}
 
-  /// Builds the group rooted at `root` (an elementwise operation).
-  std::unique_ptr<FusedGroup> build(const clang::Expr *root);
+  /// Builds the tree rooted at `root` (a fusable call); null when a leaf is
+  /// neither an array nor a scalar kilnc can pass to a kernel.
+  std::unique_ptr<ExprTree> build(const clang::Expr *root);
 
   /// Expressions inside leaves that are themselves fusable roots (processed
   /// first, so that their rewritten text ends up in the leaf's text).
   const std::vector<const clang::Expr *> &nestedRoots() const { return nested_; }
 
 private:
-  Node *visit(const clang::Expr *e, FusedGroup &g, unsigned depth);
-  Node *makeLeaf(const clang::Expr *e, FusedGroup &g);
+  Node *visit(const clang::Expr *e, ExprTree &t, unsigned depth);
+  Node *makeLeaf(const clang::Expr *e, ExprTree &t);
+  Node *makeReduce(const clang::Expr *e, ExprTree &t, unsigned depth);
+  Node *constantNode(ExprTree &t, const clang::Expr *e, ElementType type, long long value);
   void collectNestedRoots(const clang::Stmt *s);
 
   clang::ASTContext &ctx_;

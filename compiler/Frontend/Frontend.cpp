@@ -1,18 +1,21 @@
 //===- Frontend/Frontend.cpp - kilnc's clang frontend ---------------------===//
 //
 // Builds the AST of the user's file with clang, then for every function of
-// the main file: checks KILN_FUSE bodies, finds fused groups (in KILN_FUSE
-// functions local arrays are inlined into their consumers), emits one
-// kiln.kernel function per group, and rewrites each group's expression into
-// a kiln::detail::call_fused(...) call. Function templates are analysed per
-// instantiation and rewritten once, selecting the kernel by template
-// arguments.
+// the main file: checks KILN_FUSE bodies, builds the tree of each array
+// expression (in KILN_FUSE functions local arrays are inlined into their
+// consumers), partitions it into fused groups (Partition.h), emits one
+// kernel function per group (KernelGen.h), and rewrites each group's
+// expression into a call of its kernel (KernelCall.h). Function templates
+// are analysed per instantiation and rewritten once, selecting the kernel by
+// template arguments.
 //
 //===----------------------------------------------------------------------===//
 #include "Frontend/Frontend.h"
 #include "Frontend/ArrayExpr.h"
 #include "Frontend/FuseBodyChecker.h"
-#include "Frontend/MLIRGen.h"
+#include "Frontend/KernelCall.h"
+#include "Frontend/KernelGen.h"
+#include "Frontend/Partition.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -84,9 +87,11 @@ struct BodyAnalysis {
 
 class BodyScanner : public RecursiveASTVisitor<BodyScanner> {
 public:
+  explicit BodyScanner(ASTContext &ctx) : ctx_(ctx) {}
   bool VisitExpr(Expr *e) {
     llvm::SmallVector<const Expr *, 4> args;
-    if (classifyCall(e, args)) {
+    if (isFusableCall(e, ctx_)) {
+      fusableOperands(e, ctx_, args);
       const Expr *s = stripImplicit(e);
       if (seen.insert(s).second) fusable.push_back(s);
       for (const Expr *a : args) operands.insert(stripImplicit(a));
@@ -99,11 +104,14 @@ public:
   std::vector<const Expr *> fusable;
   llvm::DenseSet<const Expr *> seen, operands;
   std::vector<const DeclRefExpr *> refs;
+
+private:
+  ASTContext &ctx_;
 };
 
-BodyAnalysis analyzeBody(const FunctionDecl *fd, bool fuse, const SourceManager &sm) {
+BodyAnalysis analyzeBody(const FunctionDecl *fd, bool fuse, const SourceManager &sm, ASTContext &ctx) {
   BodyAnalysis a;
-  BodyScanner scan;
+  BodyScanner scan(ctx);
   scan.TraverseStmt(fd->getBody());
 
   if (fuse) {
@@ -222,6 +230,7 @@ private:
   }
 
   struct GroupResult {
+    std::shared_ptr<ExprTree> tree; ///< owns the group's nodes
     std::unique_ptr<FusedGroup> group;
     std::string kernel;
   };
@@ -230,64 +239,102 @@ private:
   /// Returns false on error.
   bool buildGroups(const FunctionDecl *fd, bool fuse, const std::string &kernelPrefix,
                    std::vector<GroupResult> &out, BodyAnalysis &analysis) {
-    analysis = analyzeBody(fd, fuse, sm_);
-    GroupBuilder gb(ctxAST_, fuse ? &analysis.inlinedLocals : nullptr);
+    analysis = analyzeBody(fd, fuse, sm_, ctxAST_);
+    TreeBuilder tb(ctxAST_, fuse ? &analysis.inlinedLocals : nullptr);
     unsigned k = 0;
     for (const Expr *root : analysis.roots) {
       if (root->getBeginLoc().isMacroID() && sm_.isMacroBodyExpansion(root->getBeginLoc())) {
         if (fuse) error(root->getBeginLoc(), "array expressions inside macros cannot be fused; expand the macro");
         continue; // outside KILN_FUSE the eager runtime computes it
       }
-      auto g = gb.build(root);
-      if (!g) {
+      std::shared_ptr<ExprTree> tree = tb.build(root);
+      if (!tree) {
         error(root->getBeginLoc(), "this array expression has an operand kilnc cannot pass to a kernel "
                                    "(neither a kiln::array nor an arithmetic or complex scalar)");
         return false;
       }
-      if (g->inputs.empty()) continue;
-      std::string name = kernelPrefix + "_" + std::to_string(k++);
-      bool ok = emitKernel(result_.module.get(), name, *g, sm_, [&](const Node &n, const std::string &msg) {
-        error(n.expr->getBeginLoc(), msg);
-      });
-      if (!ok) return false;
-      out.push_back({std::move(g), name});
+      for (std::unique_ptr<FusedGroup> &g : partition(*tree)) {
+        if (g->inputs.empty() && g->keptInputs.empty()) continue;
+        std::string name = kernelPrefix + "_" + std::to_string(k++);
+        auto onError = [&](const Node &n, const std::string &msg) { error(n.expr->getBeginLoc(), msg); };
+        bool ok = g->isReduction ? emitReductionKernel(result_.module.get(), name, *g, sm_, onError)
+                                 : emitElementwiseKernel(result_.module.get(), name, *g, sm_, onError);
+        if (!ok) return false;
+        out.push_back({tree, std::move(g), name});
+      }
     }
     return true;
   }
 
   KernelDecl declOf(const GroupResult &r) {
+    const FusedGroup &g = *r.group;
     KernelDecl d;
     d.name = r.kernel;
-    d.inputs = r.group->inputTypes;
-    d.scalars = r.group->scalarTypes;
-    d.outputs = {r.group->rootNode->type};
+    d.reduction = g.isReduction;
+    d.inputs = g.inputTypes;
+    d.keptInputs = g.keptInputTypes;
+    d.scalars = g.scalarTypes;
+    d.outputs = {g.rootNode->type};
+    d.keptOutput = g.isReduction && g.keptSpace.count(g.rootNode);
     return d;
   }
 
+  static const char *descriptorType(const FusedGroup &g) {
+    return g.isReduction ? "::kiln::detail::reduction_kernel" : "::kiln::detail::fused_kernel";
+  }
+
+  /// What a reduction group reduces over, for --fusion-report.
+  std::string reducesText(const FusedGroup &g) {
+    if (!g.isReduction) return "";
+    std::string s;
+    switch (g.axes.kind) {
+    case AxesSpec::Kind::All:
+      s = "all axes";
+      break;
+    case AxesSpec::Kind::Constant:
+      if (g.axes.constants.size() == 1) {
+        s = "axis " + std::to_string(g.axes.constants[0]);
+      } else {
+        s = "axes {";
+        for (size_t i = 0; i < g.axes.constants.size(); ++i)
+          s += (i ? "," : "") + std::to_string(g.axes.constants[i]);
+        s += "}";
+      }
+      break;
+    case AxesSpec::Kind::RunTime:
+      s = "axes " + textOf(g.axes.expr);
+      break;
+    }
+    if (g.keepdims.kind == KeepdimsSpec::Kind::RunTime || g.keepdims.value) s += ", keepdims";
+    return s;
+  }
+
   void record(const FunctionDecl *fd, const GroupResult &r) {
+    const FusedGroup &g = *r.group;
     FusionRecord rec;
-    PresumedLoc p = sm_.getPresumedLoc(sm_.getExpansionLoc(r.group->root->getBeginLoc()));
+    PresumedLoc p = sm_.getPresumedLoc(sm_.getExpansionLoc(g.root->getBeginLoc()));
     rec.location = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" + std::to_string(p.getColumn());
     rec.function = fd->getQualifiedNameAsString();
     rec.kernel = r.kernel;
-    rec.numOps = r.group->numOps;
-    rec.numInputs = r.group->inputs.size();
-    rec.numScalars = r.group->scalars.size();
-    unsigned bytes = byteSize(r.group->rootNode->type);
-    for (ElementType t : r.group->inputTypes) bytes += byteSize(t);
+    rec.numOps = g.numOps;
+    rec.numInputs = g.inputs.size() + g.keptInputs.size();
+    rec.numScalars = g.scalars.size();
+    bool keptOut = g.isReduction && g.keptSpace.count(g.rootNode);
+    unsigned bytes = keptOut ? 0 : byteSize(g.rootNode->type);
+    for (ElementType t : g.inputTypes) bytes += byteSize(t);
     rec.bytesPerElement = bytes;
+    if (g.isReduction) {
+      unsigned kept = keptOut ? byteSize(g.rootNode->type) : 0;
+      for (ElementType t : g.keptInputTypes) kept += byteSize(t);
+      rec.bytesPerKept = kept;
+      rec.reduces = reducesText(g);
+    }
     result_.report.push_back(rec);
   }
 
   /// The call that replaces a group's expression.
   std::string callText(const FusedGroup &g, const std::string &outType, const std::string &kernelRef) {
-    std::string s = "::kiln::detail::call_fused<" + outType + ">(" + kernelRef + ", {";
-    for (size_t i = 0; i < g.inputs.size(); ++i)
-      s += (i ? ", " : "") + std::string("::kiln::detail::in(") + textOf(g.inputs[i]) + ")";
-    s += "}, {";
-    for (size_t i = 0; i < g.scalars.size(); ++i)
-      s += (i ? ", " : "") + std::string("::kiln::detail::scalar(") + textOf(g.scalars[i]) + ")";
-    return s + "})";
+    return kernelCallText(g, outType, kernelRef, [&](const Expr *e) { return textOf(e); });
   }
 
   void translateFunction(const FunctionDecl *fd, bool fuse) {
@@ -298,7 +345,7 @@ private:
     for (auto &r : groups) {
       std::string accessor = "__kiln_k_" + hash_ + "_" + std::to_string(accessorCounter_++);
       KernelDecl d = declOf(r);
-      d.accessor = "const ::kiln::detail::fused_kernel &" + accessor + "() noexcept";
+      d.accessor = std::string("const ") + descriptorType(*r.group) + " &" + accessor + "() noexcept";
       prologue_ += d.accessor + ";\n";
       replaceKeepingLines(r.group->root->getSourceRange(),
                           callText(*r.group, cxxSpelling(r.group->rootNode->type), "::" + accessor + "()"));
@@ -359,9 +406,9 @@ private:
         std::string spec = sel + "<" + llvm::join(argTexts, ", ") + ">";
         const GroupResult &r = perInst[i][j];
         prologue_ += "template <> struct " + spec + " { using out = " + cxxSpelling(r.group->rootNode->type) +
-                     "; static const ::kiln::detail::fused_kernel &get() noexcept; };\n";
+                     "; static const " + descriptorType(*r.group) + " &get() noexcept; };\n";
         KernelDecl d = declOf(r);
-        d.accessor = "const ::kiln::detail::fused_kernel &" + spec + "::get() noexcept";
+        d.accessor = std::string("const ") + descriptorType(*r.group) + " &" + spec + "::get() noexcept";
         record(insts[i], r);
         result_.kernels.push_back(std::move(d));
       }
@@ -376,7 +423,7 @@ private:
   void finishRewrite() {
     FileID main = sm_.getMainFileID();
     std::string head = "// Rewritten by kilnc from " + fileName_ + ": fused array expressions call kernels.\n"
-                       "#include <kiln/kiln.hpp>\n#include <kiln/detail/fused.hpp>\n" +
+                       "#include <kiln/kiln.hpp>\n#include <kiln/detail/fused.hpp>\n#include <kiln/detail/reduction.hpp>\n" +
                        prologue_ + "#line 1 \"" + fileName_ + "\"\n";
     if (!result_.kernels.empty()) rewriter_.InsertTextBefore(sm_.getLocForStartOfFile(main), head);
     else rewriter_.InsertTextBefore(sm_.getLocForStartOfFile(main), "#line 1 \"" + fileName_ + "\"\n");

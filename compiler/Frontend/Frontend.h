@@ -26,9 +26,14 @@ const char *runtimeDTypeName(ElementType t);
 /// One fused kernel: what the rewritten C++ needs to describe it.
 struct KernelDecl {
   std::string name;                  ///< MLIR function name = variant stem
-  std::vector<ElementType> inputs;   ///< array operands
+  /// The reduction family (kiln::detail::reduction_kernel); else elementwise
+  /// (kiln::detail::fused_kernel).
+  bool reduction = false;
+  std::vector<ElementType> inputs;   ///< array operands (of the full space)
+  std::vector<ElementType> keptInputs; ///< reduction kernels: kept-space arrays
   std::vector<ElementType> outputs;  ///< results
   std::vector<ElementType> scalars;  ///< scalar operands, in order
+  bool keptOutput = false;           ///< reduction kernels: the result is kept-space
   /// Declarator of the C++ accessor that returns the kernel's descriptor,
   /// e.g. "const ::kiln::detail::fused_kernel &__kiln_k_1a2b_0() noexcept".
   std::string accessor;
@@ -41,7 +46,11 @@ struct FusionRecord {
   std::string kernel;     ///< kernel name
   unsigned numOps = 0;    ///< elementwise operations fused
   unsigned numInputs = 0, numScalars = 0;
-  unsigned bytesPerElement = 0; ///< bytes read + written per output element
+  unsigned bytesPerElement = 0; ///< bytes read + written per element (of the full space)
+  /// Reduction kernels: what they reduce over ("axis -1", "all axes", ...)
+  /// and the bytes read + written per element of the kept space.
+  std::string reduces;
+  unsigned bytesPerKept = 0;
 };
 
 struct FrontendOptions {

@@ -1,0 +1,474 @@
+//===- Frontend/ElementMath.cpp - One element of an array operation -------===//
+//
+// ScalarBuilder's NumPy semantics on single elements, and the dispatch from
+// an elementwise node to them (emitElementwise).
+//
+//===----------------------------------------------------------------------===//
+#include "Frontend/ElementMath.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
+
+#include <limits>
+#include <numbers>
+
+using namespace mlir;
+
+namespace kiln::frontend {
+
+Value ScalarBuilder::constant(ElementType t, std::complex<double> v, long long iv) {
+  switch (kindOf(t)) {
+  case TypeKind::Bool: return arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(iv != 0 || v.real() != 0));
+  case TypeKind::Int: return arith::ConstantOp::create(b_, loc_, b_.getIntegerAttr(type(t), iv));
+  case TypeKind::Float: return arith::ConstantOp::create(b_, loc_, b_.getFloatAttr(type(t), v.real()));
+  case TypeKind::Complex: {
+    Type ft = type(realPart(t));
+    auto attr = b_.getArrayAttr({b_.getFloatAttr(ft, v.real()), b_.getFloatAttr(ft, v.imag())});
+    return complex::ConstantOp::create(b_, loc_, type(t), attr);
+  }
+  }
+  return {};
+}
+
+Value ScalarBuilder::cast(Value v, ElementType from, ElementType to) {
+  if (from == to) return v;
+  TypeKind kf = kindOf(from), kt = kindOf(to);
+  Type tt = type(to);
+  if (kt == TypeKind::Bool) return isNonZero(v, from);
+  if (kf == TypeKind::Complex) {
+    if (kt == TypeKind::Complex) {
+      Value re = cast(complex::ReOp::create(b_, loc_, v), realPart(from), realPart(to));
+      Value im = cast(complex::ImOp::create(b_, loc_, v), realPart(from), realPart(to));
+      return complex::CreateOp::create(b_, loc_, tt, re, im);
+    }
+    return cast(complex::ReOp::create(b_, loc_, v), realPart(from), to); // discards imag, as NumPy
+  }
+  if (kt == TypeKind::Complex) {
+    Value re = cast(v, from, realPart(to));
+    return complex::CreateOp::create(b_, loc_, tt, re, zero(realPart(to)));
+  }
+  bool srcUnsigned = isUnsigned(from);
+  if (kf != TypeKind::Float && kt != TypeKind::Float) { // integer (or bool) to integer
+    unsigned wf = v.getType().getIntOrFloatBitWidth(), wt = tt.getIntOrFloatBitWidth();
+    if (wf == wt) return v;
+    if (wf > wt) return arith::TruncIOp::create(b_, loc_, tt, v);
+    return srcUnsigned ? Value(arith::ExtUIOp::create(b_, loc_, tt, v)) : Value(arith::ExtSIOp::create(b_, loc_, tt, v));
+  }
+  if (kf != TypeKind::Float) // integer to float
+    return srcUnsigned ? Value(arith::UIToFPOp::create(b_, loc_, tt, v)) : Value(arith::SIToFPOp::create(b_, loc_, tt, v));
+  if (kt != TypeKind::Float) // float to integer
+    return isUnsigned(to) ? Value(arith::FPToUIOp::create(b_, loc_, tt, v)) : Value(arith::FPToSIOp::create(b_, loc_, tt, v));
+  if (byteSize(from) < byteSize(to)) return arith::ExtFOp::create(b_, loc_, tt, v);
+  return arith::TruncFOp::create(b_, loc_, tt, v);
+}
+
+Value ScalarBuilder::isNonZero(Value v, ElementType t) {
+  switch (kindOf(t)) {
+  case TypeKind::Bool: return v;
+  case TypeKind::Int: return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, v, zero(t));
+  case TypeKind::Float: return arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::UNE, v, zero(t));
+  case TypeKind::Complex: {
+    ElementType r = realPart(t);
+    Value re = isNonZero(complex::ReOp::create(b_, loc_, v), r);
+    Value im = isNonZero(complex::ImOp::create(b_, loc_, v), r);
+    return arith::OrIOp::create(b_, loc_, re, im);
+  }
+  }
+  return v;
+}
+
+Value ScalarBuilder::arithmetic(OpKind op, Value a, Value x, ElementType t) {
+  Value bv = x;
+  switch (kindOf(t)) {
+  case TypeKind::Float:
+    switch (op) {
+    case OpKind::Add: return arith::AddFOp::create(b_, loc_, a, bv);
+    case OpKind::Sub: return arith::SubFOp::create(b_, loc_, a, bv);
+    case OpKind::Mul: return arith::MulFOp::create(b_, loc_, a, bv);
+    case OpKind::Div: return arith::DivFOp::create(b_, loc_, a, bv);
+    case OpKind::Rem: return floatRemainder(a, bv, t);
+    case OpKind::Pow: return math::PowFOp::create(b_, loc_, a, bv);
+    case OpKind::Maximum: return arith::MaximumFOp::create(b_, loc_, a, bv);
+    case OpKind::Minimum: return arith::MinimumFOp::create(b_, loc_, a, bv);
+    default: break;
+    }
+    break;
+  case TypeKind::Int: {
+    bool u = isUnsigned(t);
+    switch (op) {
+    case OpKind::Add: return arith::AddIOp::create(b_, loc_, a, bv);
+    case OpKind::Sub: return arith::SubIOp::create(b_, loc_, a, bv);
+    case OpKind::Mul: return arith::MulIOp::create(b_, loc_, a, bv);
+    case OpKind::Rem: return intRemainder(a, bv, t);
+    case OpKind::Pow: return intPow(a, bv, t);
+    case OpKind::Maximum: return u ? Value(arith::MaxUIOp::create(b_, loc_, a, bv)) : Value(arith::MaxSIOp::create(b_, loc_, a, bv));
+    case OpKind::Minimum: return u ? Value(arith::MinUIOp::create(b_, loc_, a, bv)) : Value(arith::MinSIOp::create(b_, loc_, a, bv));
+    default: break;
+    }
+    break;
+  }
+  case TypeKind::Bool:
+    switch (op) {
+    case OpKind::Add:
+    case OpKind::Maximum: return arith::OrIOp::create(b_, loc_, a, bv);
+    case OpKind::Mul:
+    case OpKind::Minimum: return arith::AndIOp::create(b_, loc_, a, bv);
+    default: break;
+    }
+    break;
+  case TypeKind::Complex:
+    switch (op) {
+    case OpKind::Add: return complex::AddOp::create(b_, loc_, a, bv);
+    case OpKind::Sub: return complex::SubOp::create(b_, loc_, a, bv);
+    case OpKind::Mul: return complex::MulOp::create(b_, loc_, a, bv);
+    case OpKind::Div: return complex::DivOp::create(b_, loc_, a, bv);
+    case OpKind::Pow: return complex::PowOp::create(b_, loc_, a, bv);
+    default: break;
+    }
+    break;
+  }
+  return {};
+}
+
+Value ScalarBuilder::intPow(Value a, Value e, ElementType t) {
+  unsigned bits = a.getType().getIntOrFloatBitWidth();
+  llvm::APInt c;
+  if (matchPattern(e, m_ConstantInt(&c)) && !c.isNegative() && c.getZExtValue() < (1u << 16)) {
+    uint64_t n = c.getZExtValue();
+    Value result = one(t), base = a;
+    bool first = true;
+    while (n) {
+      if (n & 1) {
+        result = first ? base : Value(arith::MulIOp::create(b_, loc_, result, base));
+        first = false;
+      }
+      n >>= 1;
+      if (n) base = arith::MulIOp::create(b_, loc_, base, base);
+    }
+    return result;
+  }
+  Value z = zero(t), o = one(t), result = o, base = a, exp = e;
+  for (unsigned i = 0; i < bits; ++i) {
+    Value bit = arith::TruncIOp::create(b_, loc_, b_.getI1Type(), exp);
+    Value prod = arith::MulIOp::create(b_, loc_, result, base);
+    result = arith::SelectOp::create(b_, loc_, bit, prod, result);
+    base = arith::MulIOp::create(b_, loc_, base, base);
+    exp = arith::ShRUIOp::create(b_, loc_, exp, o);
+  }
+  Value negative = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, e, z);
+  Value aIsOne = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, a, o);
+  Value aIsMinusOne = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, a, constant(t, -1.0, -1));
+  Value odd = arith::TruncIOp::create(b_, loc_, b_.getI1Type(), e);
+  Value minusOnePow = arith::SelectOp::create(b_, loc_, odd, constant(t, -1.0, -1), o);
+  Value negResult = arith::SelectOp::create(b_, loc_, aIsOne, o,
+                                            arith::SelectOp::create(b_, loc_, aIsMinusOne, minusOnePow, z));
+  return arith::SelectOp::create(b_, loc_, negative, negResult, result);
+}
+
+Value ScalarBuilder::floatRemainder(Value a, Value x, ElementType t) {
+  Value r = arith::RemFOp::create(b_, loc_, a, x);
+  Value z = zero(t);
+  Value rNonZero = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::ONE, r, z);
+  Value rNeg = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OLT, r, z);
+  Value bNeg = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OLT, x, z);
+  Value differ = arith::XOrIOp::create(b_, loc_, rNeg, bNeg);
+  Value fix = arith::AndIOp::create(b_, loc_, rNonZero, differ);
+  Value moved = arith::AddFOp::create(b_, loc_, r, x);
+  return arith::SelectOp::create(b_, loc_, fix, moved, r);
+}
+
+Value ScalarBuilder::intRemainder(Value a, Value x, ElementType t) {
+  Value z = zero(t), o = one(t);
+  Value bZero = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, x, z);
+  if (isUnsigned(t)) {
+    Value safe = arith::SelectOp::create(b_, loc_, bZero, o, x);
+    Value r = arith::RemUIOp::create(b_, loc_, a, safe);
+    return arith::SelectOp::create(b_, loc_, bZero, z, r);
+  }
+  // b == -1 also avoids INT_MIN % -1, which traps on x86; the answer is 0.
+  Value minusOne = constant(t, -1.0, -1);
+  Value bMinusOne = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, x, minusOne);
+  Value special = arith::OrIOp::create(b_, loc_, bZero, bMinusOne);
+  Value safe = arith::SelectOp::create(b_, loc_, special, o, x);
+  Value r = arith::RemSIOp::create(b_, loc_, a, safe);
+  Value rNonZero = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, r, z);
+  Value rNeg = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, r, z);
+  Value bNeg = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, safe, z);
+  Value fix = arith::AndIOp::create(b_, loc_, rNonZero, arith::XOrIOp::create(b_, loc_, rNeg, bNeg));
+  Value moved = arith::SelectOp::create(b_, loc_, fix, arith::AddIOp::create(b_, loc_, r, safe), r);
+  return arith::SelectOp::create(b_, loc_, special, z, moved);
+}
+
+Value ScalarBuilder::compare(OpKind op, Value a, Value x, ElementType t) {
+  switch (kindOf(t)) {
+  case TypeKind::Float: {
+    // NumPy: every comparison with NaN is false except != (unordered-or-not-equal).
+    arith::CmpFPredicate p = op == OpKind::Eq ? arith::CmpFPredicate::OEQ
+                            : op == OpKind::Ne ? arith::CmpFPredicate::UNE
+                            : op == OpKind::Lt ? arith::CmpFPredicate::OLT
+                            : op == OpKind::Le ? arith::CmpFPredicate::OLE
+                            : op == OpKind::Gt ? arith::CmpFPredicate::OGT
+                                               : arith::CmpFPredicate::OGE;
+    return arith::CmpFOp::create(b_, loc_, p, a, x);
+  }
+  case TypeKind::Int:
+  case TypeKind::Bool: {
+    bool u = isUnsigned(t);
+    arith::CmpIPredicate p = op == OpKind::Eq ? arith::CmpIPredicate::eq
+                            : op == OpKind::Ne ? arith::CmpIPredicate::ne
+                            : op == OpKind::Lt ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+                            : op == OpKind::Le ? (u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle)
+                            : op == OpKind::Gt ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+                                               : (u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge);
+    return arith::CmpIOp::create(b_, loc_, p, a, x);
+  }
+  case TypeKind::Complex:
+    if (op == OpKind::Eq) return complex::EqualOp::create(b_, loc_, a, x);
+    if (op == OpKind::Ne) return complex::NotEqualOp::create(b_, loc_, a, x);
+    return {};
+  }
+  return {};
+}
+
+Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
+  TypeKind k = kindOf(t);
+  if (k == TypeKind::Float) {
+    switch (op) {
+    case OpKind::Neg: return arith::NegFOp::create(b_, loc_, v);
+    case OpKind::Exp: return math::ExpOp::create(b_, loc_, v);
+    case OpKind::Log: return math::LogOp::create(b_, loc_, v);
+    case OpKind::Log2: return math::Log2Op::create(b_, loc_, v);
+    case OpKind::Log10: return math::Log10Op::create(b_, loc_, v);
+    case OpKind::Sqrt: return math::SqrtOp::create(b_, loc_, v);
+    case OpKind::Sin: return math::SinOp::create(b_, loc_, v);
+    case OpKind::Cos: return math::CosOp::create(b_, loc_, v);
+    case OpKind::Tan: return math::TanOp::create(b_, loc_, v);
+    case OpKind::Tanh: return math::TanhOp::create(b_, loc_, v);
+    case OpKind::Abs: return math::AbsFOp::create(b_, loc_, v);
+    case OpKind::Floor: return math::FloorOp::create(b_, loc_, v);
+    case OpKind::Ceil: return math::CeilOp::create(b_, loc_, v);
+    case OpKind::Round: return math::RoundEvenOp::create(b_, loc_, v);
+    case OpKind::Sign: {
+      // 1, -1, or the value itself for 0, -0 and NaN.
+      Value z = zero(t);
+      Value pos = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OGT, v, z);
+      Value neg = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OLT, v, z);
+      Value r = arith::SelectOp::create(b_, loc_, neg, constant(t, -1.0, -1), v);
+      return arith::SelectOp::create(b_, loc_, pos, one(t), r);
+    }
+    case OpKind::Conj:
+    case OpKind::Real: return v;
+    case OpKind::Imag: return zero(t);
+    case OpKind::Arg: return math::Atan2Op::create(b_, loc_, zero(t), v);
+    default: return {};
+    }
+  }
+  if (k == TypeKind::Int) {
+    switch (op) {
+    case OpKind::Neg: return arith::SubIOp::create(b_, loc_, zero(t), v);
+    case OpKind::Abs: return isUnsigned(t) ? v : Value(math::AbsIOp::create(b_, loc_, v));
+    case OpKind::Floor:
+    case OpKind::Ceil:
+    case OpKind::Round:
+    case OpKind::Conj:
+    case OpKind::Real: return v;
+    case OpKind::Imag: return zero(t);
+    case OpKind::Sign: {
+      Value z = zero(t);
+      Value pos = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, v, z);
+      Value neg = arith::CmpIOp::create(b_, loc_, isUnsigned(t) ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, v, z);
+      Value r = arith::SelectOp::create(b_, loc_, neg, constant(t, -1.0, -1), z);
+      return arith::SelectOp::create(b_, loc_, pos, one(t), r);
+    }
+    default: return {};
+    }
+  }
+  if (k == TypeKind::Bool) {
+    switch (op) {
+    case OpKind::Not: return arith::XOrIOp::create(b_, loc_, v, one(t));
+    case OpKind::Abs:
+    case OpKind::Conj:
+    case OpKind::Real:
+    case OpKind::Sign: return v;
+    default: return {};
+    }
+  }
+  // Complex.
+  switch (op) {
+  case OpKind::Neg: return complex::NegOp::create(b_, loc_, v);
+  case OpKind::Exp: return complex::ExpOp::create(b_, loc_, v);
+  case OpKind::Log: return complex::LogOp::create(b_, loc_, v);
+  case OpKind::Log2:
+  case OpKind::Log10: {
+    double base = op == OpKind::Log2 ? std::numbers::ln2 : std::numbers::ln10;
+    return complex::DivOp::create(b_, loc_, complex::LogOp::create(b_, loc_, v), constant(t, base, 0));
+  }
+  case OpKind::Sqrt: return complex::SqrtOp::create(b_, loc_, v);
+  case OpKind::Sin: return complex::SinOp::create(b_, loc_, v);
+  case OpKind::Cos: return complex::CosOp::create(b_, loc_, v);
+  case OpKind::Tan: return complex::TanOp::create(b_, loc_, v);
+  case OpKind::Tanh: return complex::TanhOp::create(b_, loc_, v);
+  case OpKind::Conj: return complex::ConjOp::create(b_, loc_, v);
+  case OpKind::Abs: return complex::AbsOp::create(b_, loc_, v);
+  case OpKind::Real: return complex::ReOp::create(b_, loc_, v);
+  case OpKind::Imag: return complex::ImOp::create(b_, loc_, v);
+  case OpKind::Arg: return complex::AngleOp::create(b_, loc_, v);
+  case OpKind::Sign: {
+    // NumPy 2: z / |z|, and 0 for 0.
+    ElementType r = realPart(t);
+    Value mag = complex::AbsOp::create(b_, loc_, v);
+    Value isZero = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OEQ, mag, zero(r));
+    Value magC = complex::CreateOp::create(b_, loc_, type(t), mag, zero(r));
+    Value q = complex::DivOp::create(b_, loc_, v, magC);
+    return arith::SelectOp::create(b_, loc_, isZero, zero(t), q);
+  }
+  default: return {};
+  }
+}
+
+Value ScalarBuilder::isNan(Value v, ElementType t) {
+  switch (kindOf(t)) {
+  case TypeKind::Float: return arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::UNO, v, v);
+  case TypeKind::Complex: {
+    ElementType r = realPart(t);
+    return arith::OrIOp::create(b_, loc_, isNan(complex::ReOp::create(b_, loc_, v), r),
+                                isNan(complex::ImOp::create(b_, loc_, v), r));
+  }
+  default: return arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(false));
+  }
+}
+
+Value ScalarBuilder::isInf(Value v, ElementType t) {
+  switch (kindOf(t)) {
+  case TypeKind::Float: {
+    Value a = math::AbsFOp::create(b_, loc_, v);
+    Value inf = constant(t, std::numeric_limits<double>::infinity(), 0);
+    return arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OEQ, a, inf);
+  }
+  case TypeKind::Complex: {
+    ElementType r = realPart(t);
+    return arith::OrIOp::create(b_, loc_, isInf(complex::ReOp::create(b_, loc_, v), r),
+                                isInf(complex::ImOp::create(b_, loc_, v), r));
+  }
+  default: return arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(false));
+  }
+}
+
+static bool isComparison(OpKind k) {
+  return k == OpKind::Eq || k == OpKind::Ne || k == OpKind::Lt || k == OpKind::Le || k == OpKind::Gt ||
+         k == OpKind::Ge;
+}
+
+/// The type an operation computes in, from its operands (NumPy promotion,
+/// weak scalars) and its result type.
+ElementType computeType(const Node &n) {
+  if (isComparison(n.op) || n.op == OpKind::IsNan || n.op == OpKind::IsInf || n.op == OpKind::Real ||
+      n.op == OpKind::Imag || n.op == OpKind::Arg || n.op == OpKind::Abs || n.op == OpKind::Cast) {
+    if (n.op == OpKind::Cast || n.operands.size() == 1) {
+      ElementType t = n.operands[0]->type;
+      // abs/real/imag/arg of an integer give a float result in NumPy only for arg.
+      if (n.op == OpKind::Arg && kindOf(t) != TypeKind::Complex) return n.type;
+      return t;
+    }
+    const Node &a = *n.operands[0], &b = *n.operands[1];
+    if (a.isArray() && b.isArray()) return promote(a.type, b.type);
+    if (a.isArray()) return promoteWithScalar(a.type, b.type);
+    if (b.isArray()) return promoteWithScalar(b.type, a.type);
+    return promote(a.type, b.type);
+  }
+  if (n.op == OpKind::And || n.op == OpKind::Or || n.op == OpKind::Not) return ElementType::Bool;
+  return n.type;
+}
+
+Value emitElementwise(ScalarBuilder &sb, const Node &n, ArrayRef<Value> vals, const NodeErrorFn &onError) {
+  auto typeOf = [&](unsigned i) { return n.operands[i]->type; };
+  auto fail = [&](const std::string &why) {
+    onError(n, why);
+    return Value();
+  };
+  ElementType ct = computeType(n);
+  auto castAll = [&](ElementType to) {
+    SmallVector<Value> out;
+    for (unsigned i = 0; i < vals.size(); ++i) out.push_back(sb.cast(vals[i], typeOf(i), to));
+    return out;
+  };
+  switch (n.op) {
+  case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
+  case OpKind::Pow: case OpKind::Maximum: case OpKind::Minimum: {
+    auto v = castAll(ct);
+    Value r = sb.arithmetic(n.op, v[0], v[1], ct);
+    if (!r) return fail(std::string("operation '") + opName(n.op) + "' is not supported on " +
+                        runtimeDTypeName(ct) + " arrays");
+    return r;
+  }
+  case OpKind::Eq: case OpKind::Ne: case OpKind::Lt: case OpKind::Le: case OpKind::Gt: case OpKind::Ge: {
+    auto v = castAll(ct);
+    Value r = sb.compare(n.op, v[0], v[1], ct);
+    if (!r) return fail(std::string("ordering comparison '") + opName(n.op) + "' of complex arrays is not supported");
+    return r;
+  }
+  case OpKind::And: case OpKind::Or: {
+    auto v = castAll(ElementType::Bool);
+    return n.op == OpKind::And ? Value(arith::AndIOp::create(sb.builder(), sb.loc(), v[0], v[1]))
+                               : Value(arith::OrIOp::create(sb.builder(), sb.loc(), v[0], v[1]));
+  }
+  case OpKind::Where: {
+    Value c = sb.cast(vals[0], typeOf(0), ElementType::Bool);
+    Value a = sb.cast(vals[1], typeOf(1), n.type), x = sb.cast(vals[2], typeOf(2), n.type);
+    return arith::SelectOp::create(sb.builder(), sb.loc(), c, a, x);
+  }
+  case OpKind::Clip: {
+    auto v = castAll(n.type);
+    if (kindOf(n.type) == TypeKind::Complex) return fail("clip of complex arrays is not supported");
+    Value lo = sb.arithmetic(OpKind::Maximum, v[0], v[1], n.type);
+    return sb.arithmetic(OpKind::Minimum, lo, v[2], n.type);
+  }
+  case OpKind::IsClose: {
+  // np.isclose: (|a - b| <= atol + rtol * |b| & isfinite(b)) | (a == b),
+  // | isnan(a) & isnan(b) with equal_nan; computed in result_type(b, 1.0).
+  const Node &a = *n.operands[0], &b = *n.operands[1];
+  ElementType pt = a.isArray() && b.isArray() ? promote(a.type, b.type)
+                   : a.isArray()             ? promoteWithScalar(a.type, b.type)
+                                             : promoteWithScalar(b.type, a.type);
+  ElementType ft = kindOf(pt) == TypeKind::Bool || kindOf(pt) == TypeKind::Int ? ElementType::Float64 : pt;
+  ElementType rt = realPart(ft);
+  OpBuilder &ob = sb.builder();
+  Location l = sb.loc();
+  Value x = sb.cast(vals[0], typeOf(0), ft), y = sb.cast(vals[1], typeOf(1), ft);
+  Value rtol = sb.cast(vals[2], typeOf(2), rt), atol = sb.cast(vals[3], typeOf(3), rt);
+  Value equalNan = sb.cast(vals[4], typeOf(4), ElementType::Bool);
+  Value diff = sb.arithmetic(OpKind::Sub, x, y, ft);
+  Value absDiff = sb.unary(OpKind::Abs, diff, ft), absY = sb.unary(OpKind::Abs, y, ft);
+  Value bound = arith::AddFOp::create(ob, l, atol, arith::MulFOp::create(ob, l, rtol, absY));
+  Value close = arith::CmpFOp::create(ob, l, arith::CmpFPredicate::OLE, absDiff, bound);
+  Value finiteY = arith::XOrIOp::create(ob, l, arith::OrIOp::create(ob, l, sb.isNan(y, ft), sb.isInf(y, ft)),
+                                        sb.constant(ElementType::Bool, 1.0, 1));
+  Value equal = sb.compare(OpKind::Eq, x, y, ft);
+  Value r = arith::OrIOp::create(ob, l, arith::AndIOp::create(ob, l, close, finiteY), equal);
+  Value bothNan = arith::AndIOp::create(ob, l, sb.isNan(x, ft), sb.isNan(y, ft));
+  return arith::OrIOp::create(ob, l, r, arith::AndIOp::create(ob, l, equalNan, bothNan));
+}
+case OpKind::IsNan: return sb.isNan(vals[0], typeOf(0));
+  case OpKind::IsInf: return sb.isInf(vals[0], typeOf(0));
+  case OpKind::Cast: return sb.cast(vals[0], typeOf(0), n.type);
+  case OpKind::Abs: case OpKind::Real: case OpKind::Imag: case OpKind::Arg: {
+    // The operation runs in the operand's type; the result may be real.
+    ElementType in = kindOf(typeOf(0)) == TypeKind::Complex ? typeOf(0) : n.type;
+    Value v = sb.cast(vals[0], typeOf(0), in);
+    Value r = sb.unary(n.op, v, in);
+    if (!r) return fail(std::string("'") + opName(n.op) + "' is not supported on " + runtimeDTypeName(in) + " arrays");
+    return sb.cast(r, kindOf(in) == TypeKind::Complex ? realPart(in) : in, n.type);
+  }
+  default: {
+    Value v = sb.cast(vals[0], typeOf(0), n.type);
+    Value r = sb.unary(n.op, v, n.type);
+    if (!r) return fail(std::string("'") + opName(n.op) + "' is not supported on " + runtimeDTypeName(n.type) + " arrays");
+    return r;
+  }
+  }
+}
+
+
+} // namespace kiln::frontend

@@ -1,0 +1,77 @@
+//===- Frontend/ElementMath.h - One element of an array operation -*- C++ -*-===//
+//
+// The scalar computation of Kiln's elementwise operations inside a linalg
+// region, with NumPy's semantics: casts (astype), promotion to the
+// computation type, Python-style remainder, integer division by zero giving
+// 0, NaN-propagating maximum/minimum, round half to even (docs/operations.md
+// lists them). Both kernel families build their regions from it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_FRONTEND_ELEMENTMATH_H
+#define KILN_FRONTEND_ELEMENTMATH_H
+
+#include "Frontend/ArrayExpr.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <complex>
+#include <functional>
+#include <string>
+
+namespace kiln::frontend {
+
+/// Reports a problem with a node of the tree (the frontend shows it as a
+/// clang diagnostic at the node's source location).
+using NodeErrorFn = std::function<void(const Node &, const std::string &)>;
+
+/// Builds the scalar computation of one element inside a linalg region.
+class ScalarBuilder {
+public:
+  ScalarBuilder(mlir::OpBuilder &b, mlir::Location loc) : b_(b), loc_(loc), ctx_(*b.getContext()) {}
+  mlir::Type type(ElementType t) { return valueType(ctx_, t); }
+  mlir::OpBuilder &builder() { return b_; }
+  mlir::Location loc() const { return loc_; }
+  mlir::Value constant(ElementType t, std::complex<double> v, long long iv);
+  mlir::Value zero(ElementType t) { return constant(t, 0.0, 0); }
+  mlir::Value one(ElementType t) { return constant(t, 1.0, 1); }
+  /// NumPy's cast (astype) from `from` to `to`.
+  mlir::Value cast(mlir::Value v, ElementType from, ElementType to);
+  mlir::Value isNonZero(mlir::Value v, ElementType t);
+  /// A binary arithmetic operation in type `t`.
+  mlir::Value arithmetic(OpKind op, mlir::Value a, mlir::Value x, ElementType t);
+  /// a ** b on integers by square-and-multiply, wrapping like NumPy. A
+  /// constant exponent becomes a chain of multiplications; a variable one an
+  /// unrolled, branch-free loop over its bits. Negative exponents give
+  /// math.ipowi's answer (1 for a == 1, +-1 for a == -1, else 0); the eager
+  /// runtime raises NumPy's error instead.
+  mlir::Value intPow(mlir::Value a, mlir::Value e, ElementType t);
+  /// Python's a % b for floats: fmod, then moved to the sign of b.
+  mlir::Value floatRemainder(mlir::Value a, mlir::Value x, ElementType t);
+  /// Python's a % b for integers; b == 0 gives 0 (NumPy), never a trap.
+  mlir::Value intRemainder(mlir::Value a, mlir::Value x, ElementType t);
+  mlir::Value compare(OpKind op, mlir::Value a, mlir::Value x, ElementType t);
+  /// A unary function in type `t` (the operand already cast to `t`).
+  mlir::Value unary(OpKind op, mlir::Value v, ElementType t);
+  mlir::Value isNan(mlir::Value v, ElementType t);
+  mlir::Value isInf(mlir::Value v, ElementType t);
+
+private:
+  mlir::OpBuilder &b_;
+  mlir::Location loc_;
+  mlir::MLIRContext &ctx_;
+};
+
+/// The type an operation computes in, from its operands (NumPy promotion,
+/// weak scalars) and its result type.
+ElementType computeType(const Node &n);
+
+/// The value of elementwise node `n` (an Op) on one element, from the values
+/// of its operands (each in its node's type; bool as i1). The result has
+/// n.type (bool as i1). Reports an operation Kiln cannot compile on these
+/// types through `onError` and returns null.
+mlir::Value emitElementwise(ScalarBuilder &sb, const Node &n, llvm::ArrayRef<mlir::Value> operands,
+                            const NodeErrorFn &onError);
+
+} // namespace kiln::frontend
+
+#endif

@@ -1,0 +1,188 @@
+//===- Frontend/Partition.cpp - Which operations share a kernel -----------===//
+//
+// Two walks per group. The first, bottom-up, finds each node's space and
+// cuts what cannot share the group's iteration space (Partition.h lists the
+// rules). The second, top-down, settles the space of nodes that could run in
+// either (elementwise operations on leaves only take their consumer's) and
+// numbers the leaves per space.
+//
+//===----------------------------------------------------------------------===//
+#include "Frontend/Partition.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace kiln::frontend {
+namespace {
+
+/// Where a node's values live within a reduction group.
+enum class Space {
+  None,  ///< a scalar or constant
+  Any,   ///< arrays with no reduction below: runs in its consumer's space
+  Full,  ///< the space the reductions read
+  Kept,  ///< the space the reductions produce (NumPy shape: axes removed)
+  KeptB, ///< kept, and broadcastable into the full space (keepdims or all axes)
+};
+
+class Partitioner {
+public:
+  explicit Partitioner(const ExprTree &tree) : tree_(tree) {}
+
+  std::vector<std::unique_ptr<FusedGroup>> run() {
+    formGroup(tree_.rootNode);
+    return std::move(groups_);
+  }
+
+private:
+  struct GroupState {
+    FusedGroup *group;
+    bool hasSpec = false;
+    llvm::DenseMap<const Node *, Space> space;
+    std::vector<const Node *> cutNodes;
+  };
+
+  /// Builds the group rooted at `root`, after the groups it cuts off.
+  void formGroup(const Node *root) {
+    if (groupOfExpr_.count(root->expr))
+      return; // the same source expression, inlined twice: one kernel
+    auto group = std::make_unique<FusedGroup>();
+    group->root = root->expr;
+    group->rootNode = const_cast<Node *>(root);
+    GroupState st{group.get()};
+    Space rootSpace = analyze(root, st);
+    for (const Node *c : st.cutNodes)
+      formGroup(c);
+    groupOfExpr_[root->expr] = group.get();
+    settle(root, rootSpace == Space::Kept || rootSpace == Space::KeptB ? Space::Kept : Space::Full, st);
+    group->isReduction = !group->reductions.empty();
+    groups_.push_back(std::move(group));
+  }
+
+  void cut(const Node *n, GroupState &st) {
+    st.group->cuts.insert(n);
+    st.cutNodes.push_back(n);
+  }
+
+  static bool isKept(Space s) { return s == Space::Kept || s == Space::KeptB; }
+
+  Space analyze(const Node *n, GroupState &st) {
+    Space s = analyzeNode(n, st);
+    st.space[n] = s;
+    return s;
+  }
+
+  Space analyzeNode(const Node *n, GroupState &st) {
+    if (st.group->cuts.count(n))
+      return Space::Any;
+    switch (n->kind) {
+    case Node::Kind::Input:
+      return Space::Any;
+    case Node::Kind::Scalar:
+    case Node::Kind::Constant:
+      return Space::None;
+    case Node::Kind::Reduce:
+      return analyzeReduce(n, st);
+    case Node::Kind::Op:
+      break;
+    }
+    llvm::SmallVector<Space, 4> spaces;
+    bool anyFull = false, anyKept = false, anyKeptB = false, anyArray = false;
+    for (const Node *c : n->operands) {
+      Space s = analyze(c, st);
+      spaces.push_back(s);
+      anyFull |= s == Space::Full;
+      anyKept |= s == Space::Kept;
+      anyKeptB |= s == Space::KeptB;
+      anyArray |= s == Space::Any;
+    }
+    // A broadcastable kept value next to data of the full space (or data of
+    // either space, which then is taken as full: `x - max(x, -1, true)`).
+    if (anyFull || (anyKeptB && anyArray)) {
+      for (auto [c, s] : llvm::zip(n->operands, spaces))
+        if (s == Space::Kept)
+          cut(c, st); // NumPy would align it with the trailing axes
+      return Space::Full;
+    }
+    if (anyKept)
+      return Space::Kept;
+    if (anyKeptB)
+      return Space::KeptB;
+    return anyArray ? Space::Any : Space::None;
+  }
+
+  Space analyzeReduce(const Node *n, GroupState &st) {
+    FusedGroup &g = *st.group;
+    if (st.hasSpec && !(n->axes.sameAs(g.axes) && n->keepdims.sameAs(g.keepdims))) {
+      cut(n, st); // other axes: a kernel of its own
+      return Space::Any;
+    }
+    if (!st.hasSpec) {
+      st.hasSpec = true;
+      g.axes = n->axes;
+      g.keepdims = n->keepdims;
+    }
+    const Node *operand = n->operands[0];
+    Space s = analyze(operand, st);
+    if (isKept(s)) {
+      cut(operand, st); // a reduction of a reduction's result
+      st.space[operand] = Space::Any;
+    }
+    for (size_t i = 1; i < n->operands.size(); ++i)
+      analyze(n->operands[i], st);
+    bool broadcastable = n->axes.kind == AxesSpec::Kind::All ||
+                         (n->keepdims.kind == KeepdimsSpec::Kind::Constant && n->keepdims.value);
+    return broadcastable ? Space::KeptB : Space::Kept;
+  }
+
+  /// Settles `n` (reached from a consumer in space `ctx`) and numbers leaves.
+  void settle(const Node *n, Space ctx, GroupState &st) {
+    FusedGroup &g = *st.group;
+    bool isCut = g.cuts.count(n) && n != g.rootNode;
+    Space s = isCut ? Space::Any : st.space.lookup(n);
+    Space here = (s == Space::Any || s == Space::None) ? ctx : (isKept(s) ? Space::Kept : Space::Full);
+    if (isCut || n->kind == Node::Kind::Input) {
+      bool kept = here == Space::Kept;
+      auto &index = kept ? g.keptInputIndex : g.inputIndex;
+      if (!index.count(n)) {
+        auto &list = kept ? g.keptInputs : g.inputs;
+        index[n] = list.size();
+        list.push_back(n);
+        (kept ? g.keptInputTypes : g.inputTypes).push_back(n->type);
+      }
+      return;
+    }
+    if (n->kind == Node::Kind::Scalar) {
+      if (!g.scalarIndex.count(n)) {
+        g.scalarIndex[n] = g.scalars.size();
+        g.scalars.push_back(n);
+        g.scalarTypes.push_back(n->type);
+      }
+      return;
+    }
+    if (n->kind == Node::Kind::Constant)
+      return;
+    if (here == Space::Kept)
+      g.keptSpace.insert(n);
+    if (!settled_.insert(n).second)
+      return;
+    ++g.numOps;
+    // A reduction reads the full space; operations pass their space down.
+    Space childCtx = n->kind == Node::Kind::Reduce ? Space::Full : here;
+    for (const Node *c : n->operands)
+      settle(c, childCtx, st);
+    if (n->kind == Node::Kind::Reduce)
+      g.reductions.push_back(n); // after the reductions its operand reads
+  }
+
+  const ExprTree &tree_;
+  std::vector<std::unique_ptr<FusedGroup>> groups_;
+  llvm::DenseMap<const clang::Expr *, FusedGroup *> groupOfExpr_;
+  llvm::DenseSet<const Node *> settled_;
+};
+
+} // namespace
+
+std::vector<std::unique_ptr<FusedGroup>> partition(const ExprTree &tree) {
+  return Partitioner(tree).run();
+}
+
+} // namespace kiln::frontend

@@ -1,0 +1,31 @@
+//===- Frontend/Partition.h - Which operations share a kernel --*- C++ -*-===//
+//
+// Kiln's fusion decision at the source level: splits an expression tree into
+// fused groups, each one kernel. Elementwise operations always fuse. A
+// reduction fuses with the elementwise operations that produce its operand,
+// with the elementwise operations that consume its result, and with other
+// reductions over the same axes (softmax's max and sum, layer norm's mean
+// and var), as long as every operation of the group runs over one
+// iteration space: the full space the reductions read, or the kept space
+// they produce. A keepdims (or all-axes) reduction's result also broadcasts
+// back into the full space (`x - max(x, -1, true)`). Anything else starts a
+// new group, computed first and read as a leaf ("a cut"): a reduction over
+// other axes, a reduction of a reduction, a non-keepdims result combined
+// with full-space data (whose broadcast NumPy aligns by trailing axes).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_FRONTEND_PARTITION_H
+#define KILN_FRONTEND_PARTITION_H
+
+#include "Frontend/ArrayExpr.h"
+
+namespace kiln::frontend {
+
+/// The groups of `tree`, each group after the groups it reads (so the
+/// rewriter sees inner calls first); the last one is rooted at the tree's
+/// root. Leaves are assigned kernel positions in first-use order.
+std::vector<std::unique_ptr<FusedGroup>> partition(const ExprTree &tree);
+
+} // namespace kiln::frontend
+
+#endif
