@@ -9,6 +9,9 @@
 // workers spin for 100 us (pause, then yield now and then, for machines with
 // more threads than cores) and then sleep on a condition variable:
 // back-to-back loops, such as one host kernel after another, find them awake.
+// A worker that a job did not take (it had its threads) sleeps at once, and
+// a caller wakes only the sleepers it needs beyond the spinning workers, so
+// small loops on a big machine keep only their own threads busy.
 //
 // Protocol. `epoch_` is odd while a job is open and even when none is; only
 // the caller holding `dispatch_mutex_` writes it and the job's fields. A
@@ -125,9 +128,9 @@ public:
 
 private:
   void worker_main();
-  /// Waits for an open job newer than `seen`; returns its epoch, or 0 when
-  /// stopped.
-  std::uint64_t wait_for_job(std::uint64_t seen);
+  /// Waits for an open job newer than `seen`, spinning first if `spin`;
+  /// returns its epoch, or 0 when stopped.
+  std::uint64_t wait_for_job(std::uint64_t seen, bool spin);
   /// Claims and runs chunks of the open job until none is left.
   void run_chunks();
   void wait_for_chunks();
@@ -149,7 +152,8 @@ private:
   alignas(64) std::atomic<std::int64_t> next_chunk_{0};
   alignas(64) std::atomic<std::int64_t> pending_{0};
   std::atomic<bool> failed_{false};
-  alignas(64) std::atomic<int> sleepers_{0};
+  alignas(64) std::atomic<int> spinning_{0}; // workers spinning for a job
+  std::atomic<int> sleepers_{0};
   std::mutex wake_mutex_;
   std::condition_variable wake_cv_;
   std::atomic<bool> caller_sleeping_{false};
@@ -191,14 +195,17 @@ bool pool::try_run(std::int64_t count, std::int64_t grain, int threads,
   pending_.store(chunks_, std::memory_order_relaxed);
   std::uint64_t open = epoch_.load(std::memory_order_relaxed) + 1;
   epoch_.store(open); // publishes the fields above
-  if (sleepers_.load() > 0) {
+  // Wake the workers the job takes beyond those spinning, no more: a small
+  // job on a big machine does not wake every core. (A worker that stops
+  // spinning now counts as a sleeper here, or sees the job itself.)
+  int wanted = threads - 1 - spinning_.load();
+  int sleeping = sleepers_.load();
+  if (wanted > 0 && sleeping > 0) {
     { std::lock_guard<std::mutex> wake(wake_mutex_); }
-    // Wake as many workers as the job takes (awake ones may beat them to
-    // it): a small job on a big machine does not wake every core.
-    if (threads - 1 >= static_cast<int>(workers_.size()))
+    if (wanted >= sleeping)
       wake_cv_.notify_all();
     else
-      for (int i = 1; i < threads; ++i)
+      for (int i = 0; i < wanted; ++i)
         wake_cv_.notify_one();
   }
 
@@ -246,30 +253,48 @@ void pool::wait_for_chunks() {
   caller_sleeping_.store(false, std::memory_order_relaxed);
 }
 
-std::uint64_t pool::wait_for_job(std::uint64_t seen) {
+std::uint64_t pool::wait_for_job(std::uint64_t seen, bool spin) {
   std::uint64_t epoch = 0;
   auto ready = [&] {
     epoch = epoch_.load();
     return stop_.load() || ((epoch & 1) != 0 && epoch != seen);
   };
-  if (!spin_until(ready, worker_spin)) {
-    std::unique_lock<std::mutex> lock(wake_mutex_);
-    sleepers_.fetch_add(1);
-    while (!ready())
-      wake_cv_.wait(lock);
-    sleepers_.fetch_sub(1, std::memory_order_relaxed);
+  if (spin) {
+    spinning_.fetch_add(1);
+    if (spin_until(ready, worker_spin)) {
+      spinning_.fetch_sub(1);
+      return stop_.load() ? 0 : epoch;
+    }
   }
+  std::unique_lock<std::mutex> lock(wake_mutex_);
+  // A sleeper first, then no longer a spinner, then the last look: a caller
+  // that publishes a job meanwhile either counts this worker as asleep (and
+  // wakes it) or the look finds the job.
+  sleepers_.fetch_add(1);
+  if (spin)
+    spinning_.fetch_sub(1);
+  while (!ready())
+    wake_cv_.wait(lock);
+  sleepers_.fetch_sub(1);
   return stop_.load() ? 0 : epoch;
 }
 
 void pool::worker_main() {
   t_in_parallel_region = true;
   std::uint64_t seen = 0;
-  while (std::uint64_t epoch = wait_for_job(seen)) {
+  bool spin = true;
+  while (std::uint64_t epoch = wait_for_job(seen, spin)) {
     seen = epoch;
     users_.fetch_add(1);
-    if (epoch_.load() == epoch && slots_.fetch_sub(1) > 0)
-      run_chunks();
+    if (epoch_.load() == epoch) {
+      // Not taken (the job had enough workers): sleep at once next time
+      // rather than spin, since jobs like it will not need this worker.
+      spin = slots_.fetch_sub(1) > 0;
+      if (spin)
+        run_chunks();
+    } else {
+      spin = true; // too late for that job: the next may come soon
+    }
     users_.fetch_sub(1, std::memory_order_release);
   }
 }
