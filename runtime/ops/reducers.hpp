@@ -14,6 +14,7 @@
 
 #include "eager_types.hpp"
 #include "host_loop.hpp"
+#include "reduction_loop.hpp"
 #include "scalar_math.hpp"
 
 #include "kiln/reductions.hpp"
@@ -72,6 +73,7 @@ template <class Load> struct sum_of : Load {
   using state = input;
   using result = input;
   static constexpr bool ordered = false;
+  static constexpr bool pairwise = !std::is_integral_v<input>;
 
   state identity() const { return input(0); }
   state leaf(const input *v, std::int64_t n, std::int64_t) const {
@@ -88,6 +90,8 @@ template <class Load> struct product_of : Load {
   using state = input;
   using result = input;
   static constexpr bool ordered = false;
+  // Each product rounds once, in whatever order.
+  static constexpr bool pairwise = false;
 
   state identity() const { return input(1); }
   state leaf(const input *v, std::int64_t n, std::int64_t) const {
@@ -135,10 +139,15 @@ template <bool Max, class T> T fold_extreme(const T *v, std::int64_t n) {
       r = extreme<Max>(r, v[i]);
     return r;
   } else {
-    // A select the compiler vectorizes; some NaN wins over every number.
-    return fold8(v, n, [](T a, T b) {
-      return beats<Max>(b, a) || math::has_nan(b) ? b : a;
-    });
+    // Two loops the compiler vectorizes: is there a NaN, then a select.
+    if constexpr (std::is_floating_point_v<T>) {
+      unsigned char nan = 0;
+      for (std::int64_t i = 0; i < n; ++i)
+        nan |= v[i] != v[i];
+      if (nan)
+        return *std::find_if(v, v + n, [](T x) { return x != x; });
+    }
+    return fold8(v, n, [](T a, T b) { return beats<Max>(b, a) ? b : a; });
   }
 }
 
@@ -153,6 +162,7 @@ template <class Load, bool Max> struct extreme_of : Load {
   using state = input;
   using result = input;
   static constexpr bool ordered = false;
+  static constexpr bool pairwise = false;
 
   [[noreturn]] void no_identity() const {
     no_identity_error(Max ? reduction::max : reduction::min);
@@ -178,6 +188,7 @@ template <class Load, bool Max> struct arg_extreme_of : Load {
   using state = indexed<input>;
   using result = std::int64_t;
   static constexpr bool ordered = true;
+  static constexpr bool pairwise = false;
 
   [[noreturn]] void no_identity() const {
     throw value_error(
@@ -205,7 +216,7 @@ template <class Load, bool Max> struct arg_extreme_of : Load {
     }
   }
   void step(state &s, input v, std::int64_t index) const {
-    if (!math::has_nan(s.value) && (math::has_nan(v) || beats<Max>(v, s.value)))
+    if (beats<Max>(v, s.value) || (math::has_nan(v) && !math::has_nan(s.value)))
       s = {v, index};
   }
   state combine(const state &a, const state &b) const {
@@ -226,6 +237,7 @@ template <class Load, bool All> struct truth_of : Load {
   using state = bool;
   using result = bool;
   static constexpr bool ordered = false;
+  static constexpr bool pairwise = false;
 
   state identity() const { return All; }
   state leaf(const bool *v, std::int64_t n, std::int64_t) const {
@@ -247,12 +259,15 @@ template <class Load> struct count_of : Load {
   using state = std::int64_t;
   using result = std::int64_t;
   static constexpr bool ordered = false;
+  static constexpr bool pairwise = false;
 
   state identity() const { return 0; }
   state leaf(const bool *v, std::int64_t n, std::int64_t) const {
-    std::int64_t c = 0;
+    // A leaf counts at most 128: in a byte, which vectorizes best.
+    static_assert(host::leaf_size < 256);
+    unsigned char c = 0;
     for (std::int64_t i = 0; i < n; ++i)
-      c += v[i];
+      c = static_cast<unsigned char>(c + v[i]);
     return c;
   }
   void step(state &s, bool v, std::int64_t) const { s += v; }
@@ -291,6 +306,7 @@ template <class Load, bool Sqrt, class R> struct moments_of : Load {
   using state = moments<input>;
   using result = R;
   static constexpr bool ordered = false;
+  static constexpr bool pairwise = true;
   std::int64_t ddof = 0;
 
   state identity() const { return {}; }
@@ -314,6 +330,19 @@ template <class Load, bool Sqrt, class R> struct moments_of : Load {
     const input d = v - s.mean;
     s.mean += d / static_cast<double>(s.n);
     s.m2 += real_dot(d, v - s.mean);
+  }
+  /// step() on `width` lanes that have seen the same number of elements:
+  /// one division a row.
+  void step_lanes(state *s, const input *v, std::int64_t width,
+                  std::int64_t) const {
+    const std::int64_t n = s[0].n + 1;
+    const double inverse = 1 / static_cast<double>(n);
+    for (std::int64_t w = 0; w < width; ++w) {
+      s[w].n = n;
+      const input d = v[w] - s[w].mean;
+      s[w].mean += d * inverse;
+      s[w].m2 += real_dot(d, v[w] - s[w].mean);
+    }
   }
   state combine(const state &a, const state &b) const {
     const std::int64_t n = a.n + b.n;

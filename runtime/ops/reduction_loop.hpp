@@ -17,8 +17,10 @@
 // reduced by the reducer's own vectorizable loop, and the leaves are
 // combined pairwise as they arrive (pairwise_tree). A float sum of n
 // elements thus has an error bound of O(log n) ulps, as NumPy's pairwise
-// sum, in every layout. The order of operations depends on the shape and
-// strides only, so the same input gives the same bits.
+// sum, in every layout. (Reductions that round no more in one order than in
+// another, as max or an integer sum, make one leaf of a lane's elements.)
+// The order of operations depends on the shape and strides only, so the
+// same input gives the same bits.
 //
 // A reducer is a class with:
 //
@@ -26,7 +28,8 @@
 //   using input = I;       // what an element is loaded as
 //   using state = S;       // a partial result
 //   using result = R;      // the output's element type
-//   static constexpr bool ordered;      // needs C order (argmax's index)
+//   static constexpr bool ordered;        // needs C order (argmax's index)
+//   static constexpr bool pairwise;       // needs the tree (float sums)
 //   static constexpr bool loads_in_place; // load() is the identity
 //   I load(T v) const;
 //   S leaf(const I *v, int64_t n, int64_t first) const; // 1 <= n <= 128
@@ -48,6 +51,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <vector>
@@ -87,9 +91,15 @@ reduction_plan plan_reduction(const shape &dims, const shape &strides,
 /// or with them as length 1 when `keepdims`.
 shape reduced_shape(const shape &s, std::uint64_t mask, bool keepdims);
 
+/// Elements in a leaf of a run, as NumPy's pairwise sum's blocks.
 inline constexpr std::int64_t leaf_size = 128;
+/// Reduced elements in a leaf of lanes.
 inline constexpr std::int64_t lane_leaf_rows = 16;
-inline constexpr std::int64_t max_lanes = 256;
+/// Outputs reduced at once in lanes: 16 KiB of states (4096 float sums),
+/// enough for the rows of a tile to stream from memory.
+template <class Reducer>
+inline constexpr std::int64_t max_lanes = static_cast<std::int64_t>(
+    std::clamp<std::size_t>(16384 / sizeof(typename Reducer::state), 16, 4096));
 
 /// Calls f(offset, n, stride) for each run of the innermost of `dims`, in C
 /// order; once with n = 1 when there is no dimension at all.
@@ -137,18 +147,19 @@ public:
 
   /// Adds the next leaf, one state a lane.
   void push(const state *leaf) {
-    std::copy(leaf, leaf + width(), carry_.begin());
+    state *carry = carry_->data();
+    std::copy(leaf, leaf + width(), carry);
     // The carry ripples up through the occupied levels, each holding older
     // leaves than the carry.
     std::size_t k = 0;
     for (; leaves_ >> k & 1; ++k) {
       const state *older = levels_[k]->data();
       for (std::size_t w = 0; w < width(); ++w)
-        carry_[w] = red_.combine(older[w], carry_[w]);
+        carry[w] = red_.combine(older[w], carry[w]);
     }
     if (levels_.size() == k)
       levels_.push_back(std::make_unique<lanes>());
-    std::copy(carry_.begin(), carry_.begin() + width(), levels_[k]->begin());
+    std::copy(carry, carry + width(), levels_[k]->begin());
     ++leaves_;
   }
 
@@ -178,7 +189,7 @@ private:
   const Reducer &red_;
   std::size_t width_ = 1;
   std::uint64_t leaves_ = 0;
-  lanes carry_{};
+  std::unique_ptr<lanes> carry_ = std::make_unique<lanes>();
   std::vector<std::unique_ptr<lanes>> levels_;
 };
 
@@ -202,9 +213,23 @@ template <class Reducer>
 void reduce_rows(const Reducer &red, const typename Reducer::element *x,
                  const reduction_plan &plan, typename Reducer::result *out) {
   using state = typename Reducer::state;
-  pairwise_tree<Reducer, 1> tree(red);
   std::array<typename Reducer::input, leaf_size> buffer;
   std::int64_t o = 0;
+  if (plan.reduced.size() <= 1 && plan.count <= leaf_size) {
+    // Short runs: one leaf an output.
+    const walk_dim run =
+        plan.reduced.empty() ? walk_dim{1, 0} : plan.reduced.front();
+    walk_runs(plan.kept, [&](std::int64_t kept_off, std::int64_t kept_n,
+                             std::int64_t kept_step) {
+      for (std::int64_t k = 0; k < kept_n; ++k) {
+        const auto *v = load_run(red, x + kept_off + k * kept_step, run.size,
+                                 run.stride, buffer.data());
+        out[o++] = red.finish(red.leaf(v, run.size, 0));
+      }
+    });
+    return;
+  }
+  pairwise_tree<Reducer, 1> tree(red);
   walk_runs(plan.kept, [&](std::int64_t kept_off, std::int64_t kept_n,
                            std::int64_t kept_step) {
     for (std::int64_t k = 0; k < kept_n; ++k) {
@@ -236,34 +261,42 @@ template <class Reducer>
 void reduce_lanes(const Reducer &red, const typename Reducer::element *x,
                   const reduction_plan &plan, typename Reducer::result *out) {
   using state = typename Reducer::state;
+  constexpr std::int64_t capacity = max_lanes<Reducer>;
   const walk_dim lane = plan.kept.back();
   const std::span<const walk_dim> outer(plan.kept.data(), plan.kept.size() - 1);
-  pairwise_tree<Reducer, max_lanes> tree(red);
+  pairwise_tree<Reducer, capacity> tree(red);
   // Arrays rather than std::vector, which packs bools.
-  const auto leaf = std::make_unique<state[]>(max_lanes);
-  const auto total = std::make_unique<state[]>(max_lanes);
-  std::array<typename Reducer::input, max_lanes> buffer;
+  const auto leaf = std::make_unique<state[]>(capacity);
+  const auto total = std::make_unique<state[]>(capacity);
+  const auto buffer = std::make_unique<typename Reducer::input[]>(capacity);
   std::int64_t o = 0;
   walk_runs(outer, [&](std::int64_t outer_off, std::int64_t outer_n,
                        std::int64_t outer_step) {
     for (std::int64_t j = 0; j < outer_n; ++j) {
-      for (std::int64_t w0 = 0; w0 < lane.size; w0 += max_lanes) {
-        const std::int64_t width = std::min(max_lanes, lane.size - w0);
+      for (std::int64_t w0 = 0; w0 < lane.size; w0 += capacity) {
+        const std::int64_t width = std::min(capacity, lane.size - w0);
         const auto *base = x + outer_off + j * outer_step + w0 * lane.stride;
         tree.clear(static_cast<std::size_t>(width));
+        constexpr std::int64_t leaf_rows =
+            Reducer::pairwise ? lane_leaf_rows
+                              : std::numeric_limits<std::int64_t>::max();
         std::int64_t index = 0, rows = 0;
         walk_runs(plan.reduced, [&](std::int64_t off, std::int64_t n,
                                     std::int64_t step) {
           for (std::int64_t i = 0; i < n; ++i, ++index) {
             const auto *v = load_run(red, base + off + i * step, width,
-                                     lane.stride, buffer.data());
+                                     lane.stride, buffer.get());
             if (rows == 0)
               for (std::int64_t w = 0; w < width; ++w)
                 leaf[w] = red.leaf(v + w, 1, index);
+            else if constexpr (requires {
+                                 red.step_lanes(leaf.get(), v, width, index);
+                               })
+              red.step_lanes(leaf.get(), v, width, index);
             else
               for (std::int64_t w = 0; w < width; ++w)
                 red.step(leaf[w], v[w], index);
-            if (++rows == lane_leaf_rows) {
+            if (++rows == leaf_rows) {
               tree.push(leaf.get());
               rows = 0;
             }

@@ -98,7 +98,10 @@ array_base reduce_typed(reduction r, const array_base &x, std::uint64_t mask,
   };
   switch (r) {
   case reduction::sum:
-    return run(sum_of<convert_load<T, sum_t>>{});
+    if constexpr (std::is_same_v<T, bool>) // counts the true elements
+      return run(count_of<convert_load<bool, bool>>{});
+    else
+      return run(sum_of<convert_load<T, sum_t>>{});
   case reduction::prod:
     return run(product_of<convert_load<T, sum_t>>{});
   case reduction::mean: {
