@@ -63,7 +63,7 @@ template <class T> struct power_load {
   using element = T;
   using input = norm_t<T>;
   static constexpr bool loads_in_place = false;
-  input p;
+  input p{};
   input load(T v) const { return std::pow(abs_load<T>{}.load(v), p); }
 };
 
@@ -157,14 +157,6 @@ std::int64_t normalize_axis(std::int64_t a, std::int64_t ndim) {
   return std::countr_zero(normalize_axes(axes(a), ndim));
 }
 
-std::string order_text(double p) {
-  if (std::isinf(p))
-    return p > 0 ? "inf" : "-inf";
-  if (p == std::trunc(p) && std::abs(p) < 1e15)
-    return std::to_string(static_cast<std::int64_t>(p));
-  return std::to_string(p);
-}
-
 } // namespace
 
 array_base norm(const array_base &x, const norm_ord &ord, const axes &ax,
@@ -216,7 +208,8 @@ array_base norm(const array_base &x, const norm_ord &ord, const axes &ax,
     throw value_error("Duplicate axes given.");
   if (!none && !fro) {
     if (p == 2 || p == -2)
-      throw value_error("matrix norm of order " + order_text(p) +
+      throw value_error(std::string("matrix norm of order ") +
+                        (p > 0 ? "2" : "-2") +
                         " needs a singular value decomposition, which Kiln "
                         "does not have");
     if (p != 1 && p != -1 && p != inf && p != -inf)

@@ -12,7 +12,6 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "eager_types.hpp"
 #include "host_loop.hpp"
 #include "reduction_loop.hpp"
 #include "scalar_math.hpp"

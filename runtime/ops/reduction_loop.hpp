@@ -8,9 +8,10 @@
 // - rows: one output at a time, along runs of its reduced elements, when
 //   the innermost reduced dimension is the closest in memory (a row sum of a
 //   C-order matrix, a sum over every axis);
-// - lanes: up to 256 neighbouring outputs along the innermost kept
-//   dimension at once, one reduced element after the other, when that
-//   dimension is the closer in memory (a column sum of a C-order matrix).
+// - lanes: neighbouring outputs along the innermost kept dimension, 16 KiB
+//   of partial results at a time (4096 float sums), one reduced element
+//   after the other, when that dimension is the closer in memory (a column
+//   sum of a C-order matrix).
 //
 // Either way the elements of an output are cut into leaves (up to 128
 // consecutive elements of a run, or 16 reduced elements of the lanes), each
@@ -40,7 +41,9 @@
 // and either `S identity() const` (the state of no element: sum, all, ...)
 // or `[[noreturn]] void no_identity() const`, which throws NumPy's error
 // for an empty reduction (max, argmax). `first` and `index` count the
-// reduced elements of the output in the plan's order.
+// reduced elements of the output in the plan's order. A reducer may also
+// have `void step_lanes(S *s, const I *v, int64_t width, int64_t index)`,
+// step() on `width` lanes that have seen as many elements each.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
