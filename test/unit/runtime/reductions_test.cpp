@@ -1,12 +1,13 @@
 // Tests of the eager reductions (kiln/reductions.hpp, runtime/ops/
 // reductions.cpp and its loop engine): every reduction on every dtype
 // against a long double / exact integer reference computed here on random
-// data, over every axis combination of ranks 0 to 4 and 8, on contiguous,
-// transposed, stepped (negative steps, offset) and broadcast views, with and
-// without keepdims; odd sizes up to 2^20+7; empty arrays; NaN and infinity;
-// integer wrap-around; ddof; every error and its message; the accuracy of
-// float32 pairwise sums and of one-pass variances; determinism; the array
-// methods; and on a GPU the host round trip.
+// data, over every axis combination of ranks 0 to 4 (and some of ranks 8
+// and 64), on contiguous, transposed, stepped (negative steps, offset) and
+// broadcast views, with and without keepdims; odd sizes up to 2^20+7; empty
+// arrays; NaN and infinity; integer wrap-around; ddof; every error and its
+// message; the accuracy of float32 pairwise sums and of one-pass variances;
+// determinism; the array methods; isclose and allclose; and on a GPU the
+// host round trip.
 #include "expect.hpp"
 #include "gpu.hpp"
 
@@ -18,13 +19,11 @@
 #include "reduction_layouts.hpp"
 
 #include <bit>
-#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -483,19 +482,20 @@ TEST(Reductions, EveryAxisFloat64) { check_every_axis<double>(); }
 TEST(Reductions, EveryAxisComplex64) { check_every_axis<c64>(); }
 TEST(Reductions, EveryAxisComplex128) { check_every_axis<c128>(); }
 
-/// Rows longer than a leaf (128) and more columns than a tile of lanes
-/// (256), in both orders of memory.
+/// Runs longer than a leaf (128 elements) and rows of more outputs than a
+/// tile of lanes takes (at most 4096), in both orders of memory.
 template <class T> void check_large_tiles() {
-  for (layout l : {layout::contiguous, layout::transposed, layout::stepped})
-    for (reduction r : every_reduction) {
-      const auto x =
-          random_array<T>({131, 261}, l,
-                          r == reduction::prod ? values_for::long_product
-                                               : values_for::general);
-      for (const kiln::axes &ax :
-           {kiln::axes(0), kiln::axes(1), kiln::axes(kiln::all)})
-        check(r, x, ax, false, 0, layout_name(l));
-    }
+  for (const kiln::shape &s : {kiln::shape{131, 261}, kiln::shape{5, 4200}})
+    for (layout l : {layout::contiguous, layout::transposed, layout::stepped})
+      for (reduction r : every_reduction) {
+        const auto x =
+            random_array<T>(s, l,
+                            r == reduction::prod ? values_for::long_product
+                                                 : values_for::general);
+        for (const kiln::axes &ax :
+             {kiln::axes(0), kiln::axes(1), kiln::axes(kiln::all)})
+          check(r, x, ax, false, 0, layout_name(l));
+      }
 }
 
 TEST(Reductions, LargeTilesEveryDtype) {
@@ -535,7 +535,7 @@ TEST(Reductions, OddSizesEveryDtype) {
   check_odd_sizes<c128>();
 }
 
-TEST(Reductions, RankZeroAndRankEight) {
+TEST(Reductions, RanksZeroEightAndSixtyFour) {
   // A 0-d array reduces over kiln::all and over no axis, to itself.
   const auto scalar = make(std::vector<double>{-2.5}, kiln::shape{});
   for (reduction r : every_reduction) {
@@ -558,6 +558,25 @@ TEST(Reductions, RankZeroAndRankEight) {
     }
   check(reduction::argmax, random_array<int32_t>(s, layout::stepped), 4, true,
         0, "rank 8");
+
+  // NumPy's largest rank, 64: ten axes of length 2, the others 1; one more
+  // is an error.
+  kiln::shape big;
+  for (int d = 0; d < 64; ++d)
+    big.push_back(d % 7 == 0 ? 2 : 1);
+  for (layout l : {layout::contiguous, layout::transposed})
+    for (reduction r : {reduction::sum, reduction::argmin})
+      for (const kiln::axes &ax :
+           {kiln::axes(63), kiln::axes(-8), kiln::axes(kiln::all)})
+        check(r, random_array<double>(big, l), ax, r == reduction::sum, 0,
+              "rank 64");
+  check(reduction::mean, random_array<double>(big, layout::broadcast),
+        {0, 7, 14, 63, 62}, false, 0, "rank 64");
+  big.push_back(1);
+  const auto too_big = make(std::vector<float>{1}, big);
+  expect_message<kiln::value_error>(
+      [&] { (void)too_big.sum(); },
+      "reductions support arrays of at most 64 dimensions, found 65");
 }
 
 //===----------------------------------------------------------------------===//
@@ -1011,30 +1030,24 @@ TEST(Reductions, ArgmaxOverSeveralAxesIsAValueError) {
 //===----------------------------------------------------------------------===//
 
 TEST(Reductions, Float32SumsArePairwise) {
-  // 2^26 uniform floats: a sequential float32 sum drifts by ~1e-3 here; the
-  // pairwise sum must stay within 1e-6 of the float64 sum.
+  // 2^26 uniform floats: a sequential float32 sum stalls once its ulp
+  // outgrows the elements (at 2^24); the pairwise sum must stay within 1e-6
+  // of the float64 sum.
   const int64_t n = int64_t{1} << 26;
   auto rng = kiln::random::default_rng(7);
   const auto x = rng.random<float>({n}, kiln::device::host());
   const float *p = x.data();
-  double exact_sum = 0, naive = 0;
+  double exact_sum = 0;
   float sequential = 0;
   for (int64_t i = 0; i < n; ++i) {
     exact_sum += p[i];
     sequential += p[i];
   }
-  naive = sequential;
-  const auto start = std::chrono::steady_clock::now();
-  const float got = kiln::sum(x).item();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  EXPECT_LT(std::abs(got - exact_sum) / exact_sum, 1e-6);
-  EXPECT_GT(std::abs(naive - exact_sum) / exact_sum, 1e-4)
+  EXPECT_LT(std::abs(kiln::sum(x).item() - exact_sum) / exact_sum, 1e-6);
+  EXPECT_GT(std::abs(sequential - exact_sum) / exact_sum, 1e-4)
       << "the data does not tell pairwise from sequential";
   EXPECT_LT(std::abs(kiln::mean(x).item() - exact_sum / n),
             1e-6 * exact_sum / n);
-  RecordProperty("sum_2_26_float32_seconds", std::to_string(seconds));
 
   // Columns of 2^18 elements: in lanes (a column sum of the matrix) and as
   // a strided run (one column alone).
@@ -1093,7 +1106,7 @@ TEST(Reductions, Deterministic) {
   const auto x =
       rng.normal<float>({1000, 1000}, 3.0f, 1.0f, kiln::device::host());
   for (reduction r :
-       {reduction::sum, reduction::mean, reduction::var, reduction::prod})
+       {reduction::sum, reduction::mean, reduction::var, reduction::std})
     for (const kiln::axes &ax :
          {kiln::axes(kiln::all), kiln::axes(0), kiln::axes(1)}) {
       const auto a = kiln::array<float>(call(r, x, ax, false)).to_vector();
