@@ -158,6 +158,10 @@ struct host_operands {
     }
   }
 
+  // `host` points into `copies`.
+  host_operands(const host_operands &) = delete;
+  host_operands &operator=(const host_operands &) = delete;
+
   /// A host result moved to the operands' device.
   array_base to_device(array_base result) const {
     if (dev.is_host())
