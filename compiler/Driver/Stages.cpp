@@ -60,6 +60,15 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
     if (mlir::failed(pipeline::fuse(*fres.module)))
       return ExitCompileError;
   }
+  if (hasKernels)
+    for (frontend::KernelDecl &k : fres.kernels) {
+      if (!k.reduction)
+        continue;
+      auto descriptor = pipeline::reductionDescriptor(*fres.module, k.name);
+      if (mlir::failed(descriptor))
+        return ExitCompileError;
+      k.descriptor = std::move(*descriptor);
+    }
   if (stop == StopAfter::Fuse) {
     out.fusedMlir = fres.module ? printModule(*fres.module) : "";
     return ExitSuccess;

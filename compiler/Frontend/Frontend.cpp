@@ -214,18 +214,23 @@ private:
     return sanitize(n.empty() ? "fn" : n);
   }
 
-  /// Source text of `e` with the rewrites made so far.
-  std::string textOf(const Expr *e) {
-    CharSourceRange r = CharSourceRange::getTokenRange(sm_.getExpansionRange(e->getSourceRange()).getAsRange());
-    return rewriter_.getRewrittenText(r);
+  /// The characters of `range` in the main file: the tokens themselves,
+  /// also inside one macro argument (`assert(kiln::all(x > 0))`), or the
+  /// whole macro call when the range is one; invalid when it spans parts of
+  /// macro expansions.
+  CharSourceRange fileRange(SourceRange range) {
+    return Lexer::makeFileCharRange(CharSourceRange::getTokenRange(range), sm_, ctxAST_.getLangOpts());
   }
+
+  /// Source text of `e` with the rewrites made so far.
+  std::string textOf(const Expr *e) { return rewriter_.getRewrittenText(fileRange(e->getSourceRange())); }
 
   /// Replaces `range` by `text`, padding with newlines so that the lines
   /// after it keep their numbers (the #line at the top then holds).
   void replaceKeepingLines(SourceRange range, const std::string &text) {
-    CharSourceRange r = CharSourceRange::getTokenRange(sm_.getExpansionRange(range).getAsRange());
-    unsigned l0 = sm_.getExpansionLineNumber(r.getBegin());
-    unsigned l1 = sm_.getExpansionLineNumber(r.getEnd());
+    CharSourceRange r = fileRange(range);
+    unsigned l0 = sm_.getSpellingLineNumber(r.getBegin());
+    unsigned l1 = sm_.getSpellingLineNumber(r.getEnd());
     rewriter_.ReplaceText(r, text + std::string(l1 - l0, '\n'));
   }
 
@@ -243,7 +248,8 @@ private:
     TreeBuilder tb(ctxAST_, fuse ? &analysis.inlinedLocals : nullptr);
     unsigned k = 0;
     for (const Expr *root : analysis.roots) {
-      if (root->getBeginLoc().isMacroID() && sm_.isMacroBodyExpansion(root->getBeginLoc())) {
+      if ((root->getBeginLoc().isMacroID() && sm_.isMacroBodyExpansion(root->getBeginLoc())) ||
+          fileRange(root->getSourceRange()).isInvalid()) {
         if (fuse) error(root->getBeginLoc(), "array expressions inside macros cannot be fused; expand the macro");
         continue; // outside KILN_FUSE the eager runtime computes it
       }

@@ -23,6 +23,22 @@ enum class ElementType { Bool, Int8, UInt8, Int32, Int64, Float32, Float64, Comp
 /// Text of the kiln::dtype enumerator, e.g. "float32", "bool_".
 const char *runtimeDTypeName(ElementType t);
 
+/// What the runtime must know of a reduction kernel's program (filled in
+/// from the fused MLIR, pipeline::reductionDescriptor).
+struct ReductionDescriptor {
+  struct Stage {
+    unsigned long long fullInputs = 0; ///< bit i: reads full input i
+    unsigned level = 0;
+    std::vector<unsigned> componentBytes;
+  };
+  std::vector<Stage> stages;
+  unsigned numLevels = 0;
+  unsigned long long mapInputs = 0; ///< full inputs the output map reads
+  std::string emptyError;           ///< NumPy's message for an empty axis, or ""
+  unsigned vectorWidth = 1;
+  bool singleAxis = false;          ///< argmax/argmin inside: one axis or all
+};
+
 /// One fused kernel: what the rewritten C++ needs to describe it.
 struct KernelDecl {
   std::string name;                  ///< MLIR function name = variant stem
@@ -34,6 +50,7 @@ struct KernelDecl {
   std::vector<ElementType> outputs;  ///< results
   std::vector<ElementType> scalars;  ///< scalar operands, in order
   bool keptOutput = false;           ///< reduction kernels: the result is kept-space
+  ReductionDescriptor descriptor;    ///< reduction kernels, after fusion
   /// Declarator of the C++ accessor that returns the kernel's descriptor,
   /// e.g. "const ::kiln::detail::fused_kernel &__kiln_k_1a2b_0() noexcept".
   std::string accessor;

@@ -9,6 +9,7 @@
 #include "Target/Host/EmitHostObject.h"
 #include "Target/PTX/BundleFatbin.h"
 #include "Target/PTX/EmitPTX.h"
+#include "Analysis/ReductionProgram.h"
 #include "Transforms/KernelSignature.h"
 #include "Transforms/Passes.h"
 
@@ -59,7 +60,7 @@ LogicalResult fuse(ModuleOp module) {
 std::vector<KernelStats> collectStats(ModuleOp module) {
   std::vector<KernelStats> stats;
   for (auto func : module.getOps<func::FuncOp>()) {
-    if (!func->hasAttr(kKernelAttr))
+    if (!func->hasAttr(kKernelAttr) && !func->hasAttr(kReductionKernelAttr))
       continue;
     KernelStats s{func.getSymName().str(), 0, 0, 0, 0, 0, 0};
     func.walk([&](linalg::GenericOp) { ++s.kernelsAfterFusion; });
@@ -93,6 +94,51 @@ FailureOr<unsigned> contigVectorWidth(ModuleOp fusedModule,
   if (failed(analysed))
     return failure();
   return vectorWidth(*analysed);
+}
+
+FailureOr<frontend::ReductionDescriptor> reductionDescriptor(ModuleOp fusedModule, llvm::StringRef kernel) {
+  auto func = fusedModule.lookupSymbol<func::FuncOp>(kernel);
+  if (!func)
+    return fusedModule.emitError() << "kiln: no kernel @" << kernel;
+  FailureOr<ReductionProgram> program = analyzeReductionProgram(func);
+  if (failed(program))
+    return failure();
+  frontend::ReductionDescriptor d;
+  for (const ReductionStage &s : program->stages) {
+    frontend::ReductionDescriptor::Stage st;
+    st.fullInputs = s.fullInputs;
+    st.level = s.level;
+    for (Type t : s.stateTypes) {
+      unsigned bits = isa<ComplexType>(t) ? 2 * cast<ComplexType>(t).getElementType().getIntOrFloatBitWidth()
+                                          : t.getIntOrFloatBitWidth();
+      st.componentBytes.push_back(std::max(1u, bits / 8));
+    }
+    d.stages.push_back(st);
+    CombinerKind kind = CombineOp(s.combine).getKind();
+    d.singleAxis |= kind == CombinerKind::ArgMax || kind == CombinerKind::ArgMin;
+    if (!d.emptyError.empty())
+      continue;
+    switch (CombineOp(s.combine).getKind()) {
+    case CombinerKind::Max:
+      d.emptyError = "zero-size array to reduction operation maximum which has no identity";
+      break;
+    case CombinerKind::Min:
+      d.emptyError = "zero-size array to reduction operation minimum which has no identity";
+      break;
+    case CombinerKind::ArgMax:
+      d.emptyError = "attempt to get argmax of an empty sequence";
+      break;
+    case CombinerKind::ArgMin:
+      d.emptyError = "attempt to get argmin of an empty sequence";
+      break;
+    default:
+      break;
+    }
+  }
+  d.numLevels = program->numLevels;
+  d.mapInputs = program->mapInputs;
+  d.vectorWidth = program->vectorWidth();
+  return d;
 }
 
 FailureOr<CompiledKernels> compile(ModuleOp fusedModule,

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Frontend/Frontend.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/LLVM.h"
@@ -67,5 +68,10 @@ mlir::FailureOr<CompiledKernels> compile(mlir::ModuleOp fusedModule,
 /// (fused_kernel::vector_width).
 mlir::FailureOr<unsigned> contigVectorWidth(mlir::ModuleOp fusedModule,
                                             llvm::StringRef kernel);
+
+/// The facts about fused reduction kernel `kernel` that its runtime
+/// descriptor carries (stages, levels, inputs read, the empty-axis error).
+mlir::FailureOr<frontend::ReductionDescriptor>
+reductionDescriptor(mlir::ModuleOp fusedModule, llvm::StringRef kernel);
 
 } // namespace kiln::pipeline

@@ -32,6 +32,85 @@ static std::string byteArray(const std::string &data) {
   return out;
 }
 
+/// A C string literal (the empty-axis message; plain ASCII).
+static std::string quoted(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// The operand dtypes of a kernel: inputs, kept inputs (reductions), outputs.
+static std::string dtypeList(const frontend::KernelDecl &k) {
+  std::string s;
+  bool first = true;
+  for (const auto *list : {&k.inputs, &k.keptInputs, &k.outputs})
+    for (frontend::ElementType t : *list) {
+      s += (first ? "::kiln::dtype::" : ", ::kiln::dtype::") + std::string(frontend::runtimeDTypeName(t));
+      first = false;
+    }
+  return s;
+}
+
+/// kiln::detail::fused_kernel for an elementwise kernel.
+static std::string elementwiseEntry(const frontend::KernelDecl &k, const std::string &id, bool ptx, bool fatbin,
+                                    bool withHost) {
+  std::string s = "const ::kiln::detail::fused_kernel kiln_kernel_" + id + " = {\n";
+  s += "  \"" + k.name + "\",\n";
+  s += ptx ? "  reinterpret_cast<const char *>(kiln_ptx),\n" : "  nullptr,\n";
+  s += fatbin ? "  kiln_fatbin, sizeof(kiln_fatbin),\n" : "  nullptr, 0,\n";
+  if (withHost) {
+    s += "  " + k.name + "_contig_host,\n  {";
+    for (int r = 1; r <= 4; ++r) s += (r > 1 ? ", " : "") + k.name + "_strided" + std::to_string(r) + "_host";
+    s += "},\n";
+  } else {
+    s += "  nullptr,\n  {nullptr, nullptr, nullptr, nullptr},\n";
+  }
+  s += "  " + std::to_string(k.inputs.size()) + ", " + std::to_string(k.outputs.size()) + ", " +
+       std::to_string(k.scalars.size()) + ",\n";
+  s += "  kiln_types_" + id + ",\n  " + std::to_string(contigVectorWidth(k)) + ",\n";
+  s += withHost ? "  " + k.name + "_rows_host};\n" : "  nullptr};\n";
+  return s;
+}
+
+/// kiln::detail::reduction_kernel (with its stages) for a reduction kernel.
+static std::string reductionEntry(const frontend::KernelDecl &k, const std::string &id, bool ptx, bool fatbin,
+                                  bool withHost) {
+  const frontend::ReductionDescriptor &d = k.descriptor;
+  std::string s;
+  for (size_t i = 0; i < d.stages.size(); ++i) {
+    s += "const std::uint8_t kiln_bytes_" + id + "_" + std::to_string(i) + "[] = {";
+    for (size_t c = 0; c < d.stages[i].componentBytes.size(); ++c)
+      s += (c ? ", " : "") + std::to_string(d.stages[i].componentBytes[c]);
+    s += "};\n";
+  }
+  s += "const ::kiln::detail::reduction_stage kiln_stages_" + id + "[] = {";
+  for (size_t i = 0; i < d.stages.size(); ++i)
+    s += std::string(i ? ", " : "") + "{" + std::to_string(d.stages[i].fullInputs) + "ull, " +
+         std::to_string(d.stages[i].level) + ", " + std::to_string(d.stages[i].componentBytes.size()) + ", kiln_bytes_" +
+         id + "_" + std::to_string(i) + "}";
+  s += "};\n";
+  s += "const ::kiln::detail::reduction_kernel kiln_kernel_" + id + " = {\n";
+  s += "  \"" + k.name + "\",\n";
+  s += ptx ? "  reinterpret_cast<const char *>(kiln_ptx),\n" : "  nullptr,\n";
+  s += fatbin ? "  kiln_fatbin, sizeof(kiln_fatbin),\n" : "  nullptr, 0,\n";
+  if (withHost)
+    s += "  {" + k.name + "_rrows_host, " + k.name + "_rcols_host, " + k.name + "_rgeneral_host},\n";
+  else
+    s += "  {nullptr, nullptr, nullptr},\n";
+  s += "  " + std::to_string(k.inputs.size()) + ", " + std::to_string(k.keptInputs.size()) + ", " +
+       std::to_string(k.scalars.size()) + ",\n";
+  s += "  kiln_types_" + id + ", " + (k.keptOutput ? "true" : "false") + ",\n";
+  s += "  " + std::to_string(d.stages.size()) + ", kiln_stages_" + id + ", " + std::to_string(d.numLevels) + ", " +
+       std::to_string(d.mapInputs) + "ull,\n";
+  s += "  " + (d.emptyError.empty() ? std::string("nullptr") : quoted(d.emptyError)) + ", " +
+       std::to_string(d.vectorWidth) + ", " + (d.singleAxis ? "true" : "false") + "};\n";
+  return s;
+}
+
 std::string emitKernelTable(const KernelTableInput &in) {
   const auto &kernels = *in.kernels;
   if (kernels.empty()) return "";
@@ -42,6 +121,11 @@ std::string emitKernelTable(const KernelTableInput &in) {
   if (in.withHost) {
     s += "extern \"C\" {\n";
     for (const auto &k : kernels) {
+      if (k.reduction) {
+        for (const char *v : {"_rrows", "_rcols", "_rgeneral"})
+          s += "void " + k.name + v + "_host(void **);\n";
+        continue;
+      }
       s += "void " + k.name + "_contig_host(void **);\n";
       for (int r = 1; r <= 4; ++r) s += "void " + k.name + "_strided" + std::to_string(r) + "_host(void **);\n";
       s += "void " + k.name + "_rows_host(void **);\n";
@@ -56,29 +140,8 @@ std::string emitKernelTable(const KernelTableInput &in) {
   for (size_t i = 0; i < kernels.size(); ++i) {
     const auto &k = kernels[i];
     std::string id = std::to_string(i);
-    s += "const ::kiln::dtype kiln_types_" + id + "[] = {";
-    bool first = true;
-    for (const auto *list : {&k.inputs, &k.outputs})
-      for (frontend::ElementType t : *list) {
-        s += (first ? "::kiln::dtype::" : ", ::kiln::dtype::") + std::string(frontend::runtimeDTypeName(t));
-        first = false;
-      }
-    s += "};\n";
-    s += "const ::kiln::detail::fused_kernel kiln_kernel_" + id + " = {\n";
-    s += "  \"" + k.name + "\",\n";
-    s += ptx ? "  reinterpret_cast<const char *>(kiln_ptx),\n" : "  nullptr,\n";
-    s += fatbin ? "  kiln_fatbin, sizeof(kiln_fatbin),\n" : "  nullptr, 0,\n";
-    if (in.withHost) {
-      s += "  " + k.name + "_contig_host,\n  {";
-      for (int r = 1; r <= 4; ++r) s += (r > 1 ? ", " : "") + k.name + "_strided" + std::to_string(r) + "_host";
-      s += "},\n";
-    } else {
-      s += "  nullptr,\n  {nullptr, nullptr, nullptr, nullptr},\n";
-    }
-    s += "  " + std::to_string(k.inputs.size()) + ", " + std::to_string(k.outputs.size()) + ", " +
-         std::to_string(k.scalars.size()) + ",\n";
-    s += "  kiln_types_" + id + ",\n  " + std::to_string(contigVectorWidth(k)) + ",\n";
-    s += in.withHost ? "  " + k.name + "_rows_host};\n" : "  nullptr};\n";
+    s += "const ::kiln::dtype kiln_types_" + id + "[] = {" + dtypeList(k) + "};\n";
+    s += k.reduction ? reductionEntry(k, id, ptx, fatbin, in.withHost) : elementwiseEntry(k, id, ptx, fatbin, in.withHost);
   }
   s += "} // namespace\n";
   for (size_t i = 0; i < kernels.size(); ++i)

@@ -1,10 +1,12 @@
 //===- Transforms/FuseKernels.cpp - Fuse each kernel into one generic -----===//
 //
 // The `kiln-fuse-kernels` pass: MLIR's elementwise producer/consumer fusion
-// (linalg::populateElementwiseOpsFusionPatterns), then a Kiln step that merges
-// the independent rank-1 generics left over (several outputs) into one, so
-// that each kiln.kernel function reads its inputs once and writes each output
-// once. Canonicalize and CSE clean up.
+// (linalg::populateElementwiseOpsFusionPatterns), then, for elementwise
+// kernels, a Kiln step that merges the independent rank-1 generics left over
+// (several outputs) into one, so that each kiln.kernel function reads its
+// inputs once and writes each output once. In a reduction kernel the same
+// fusion folds every map into the reductions and the output map that read
+// it; canonicalize and CSE clean up (and merge repeated reductions).
 //
 //===----------------------------------------------------------------------===//
 #include "Transforms/Passes.h"
@@ -141,7 +143,8 @@ struct FuseKernelsPass : PassWrapper<FuseKernelsPass, OperationPass<ModuleOp>> {
     cleanup.addPass(createCSEPass());
 
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (!func->hasAttr(kKernelAttr) || func.isExternal())
+      bool reduction = func->hasAttr(kReductionKernelAttr);
+      if ((!func->hasAttr(kKernelAttr) && !reduction) || func.isExternal())
         continue;
       unsigned before = 0;
       func.walk([&](linalg::GenericOp) { ++before; });
@@ -150,7 +153,10 @@ struct FuseKernelsPass : PassWrapper<FuseKernelsPass, OperationPass<ModuleOp>> {
                       IntegerAttr::get(IntegerType::get(ctx, 32), before));
       if (failed(applyPatternsGreedily(func, frozen)))
         return signalPassFailure();
-      mergeIndependentGenerics(func);
+      // Reduction kernels keep their stages and maps apart (the variant
+      // generator schedules them); elementwise ones become one generic.
+      if (!reduction)
+        mergeIndependentGenerics(func);
       if (failed(runPipeline(cleanup, func)))
         return signalPassFailure();
       // Merging can expose duplicate inputs and producers: fuse again.

@@ -7,6 +7,8 @@
 // func.func loops with the same parameters.
 //
 //===----------------------------------------------------------------------===//
+#include "Analysis/ReductionProgram.h"
+#include "Conversion/ReductionToVariants/ReductionVariants.h"
 #include "Transforms/KernelSignature.h"
 #include "Transforms/Passes.h"
 
@@ -613,14 +615,24 @@ struct GenerateVariantsPass
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<arith::ArithDialect, gpu::GPUDialect, memref::MemRefDialect,
                     scf::SCFDialect, vector::VectorDialect, func::FuncDialect,
-                    math::MathDialect, complex::ComplexDialect>();
+                    math::MathDialect, complex::ComplexDialect,
+                    linalg::LinalgDialect>();
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<FusedKernel, 4> kernels;
+    std::vector<ReductionProgram> reductions;
     bool ok = true;
     for (auto func : module.getOps<func::FuncOp>()) {
+      if (func->hasAttr(kReductionKernelAttr)) {
+        FailureOr<ReductionProgram> program = analyzeReductionProgram(func);
+        if (failed(program))
+          ok = false;
+        else
+          reductions.push_back(std::move(*program));
+        continue;
+      }
       if (!func->hasAttr(kKernelAttr))
         continue;
       FailureOr<FusedKernel> kernel = analyzeFusedKernel(func);
@@ -631,7 +643,7 @@ struct GenerateVariantsPass
     }
     if (!ok)
       return signalPassFailure();
-    if (kernels.empty())
+    if (kernels.empty() && reductions.empty())
       return;
 
     OpBuilder b(module.getContext());
@@ -663,6 +675,8 @@ struct GenerateVariantsPass
         builder.buildHost(b, module, symbol, variant, rank);
       }
     }
+    for (const ReductionProgram &program : reductions)
+      reduction::generateReductionVariants(b, module, gpuModule, program);
   }
 };
 

@@ -1,10 +1,13 @@
 //===- Transforms/VerifyFusedKernels.cpp - Check the fused form -----------===//
 //
 // The `kiln-verify-fused-kernels` pass: every kiln.kernel function must hold
-// exactly one rank-1 elementwise linalg.generic (see KernelSignature.h);
-// anything else is reported as an error on the function.
+// exactly one rank-1 elementwise linalg.generic (see KernelSignature.h), and
+// every kiln.reduction_kernel function must be in the reduction form
+// (Analysis/ReductionProgram.h); anything else is reported as an error on
+// the function.
 //
 //===----------------------------------------------------------------------===//
+#include "Analysis/ReductionProgram.h"
 #include "Transforms/KernelSignature.h"
 #include "Transforms/Passes.h"
 
@@ -26,7 +29,8 @@ struct VerifyFusedKernelsPass
   void runOnOperation() override {
     bool ok = true;
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (func->hasAttr(kKernelAttr) && failed(analyzeFusedKernel(func)))
+      if ((func->hasAttr(kKernelAttr) && failed(analyzeFusedKernel(func))) ||
+          (func->hasAttr(kReductionKernelAttr) && failed(analyzeReductionProgram(func))))
         ok = false;
     if (!ok)
       signalPassFailure();

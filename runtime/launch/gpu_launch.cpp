@@ -24,13 +24,15 @@
 namespace kiln::detail::launch {
 namespace {
 
-constexpr int num_variants = 2 + max_kernel_rank; // contig, strided1..4, rows
+constexpr int num_variants = max_entries; // elementwise: contig, strided1..4, rows
+static_assert(2 + max_kernel_rank <= max_entries);
 constexpr int default_block = 256;
 
 /// What one (kernel, GPU) pair needs at launch time. Never freed: modules
 /// live as long as the process (the driver releases them at exit).
 struct gpu_kernel {
-  const fused_kernel *kernel = nullptr;
+  const void *kernel = nullptr; ///< kernel_image::key
+  kernel_image image{};
   int ordinal = 0;
   CUmodule module = nullptr;
   int multiprocessors = 1;
@@ -46,7 +48,7 @@ std::mutex insert_mutex;            // guards insertion, `filled` and `overflow`
 std::size_t filled = 0;             // entries in `table`
 std::vector<gpu_kernel *> overflow; // entries once the table is half full
 
-std::size_t slot_of(const fused_kernel *k, int ordinal) noexcept {
+std::size_t slot_of(const void *k, int ordinal) noexcept {
   std::uint64_t h =
       reinterpret_cast<std::uintptr_t>(k) ^
       (static_cast<std::uint64_t>(ordinal) * 0x9E3779B97F4A7C15ull);
@@ -56,7 +58,7 @@ std::size_t slot_of(const fused_kernel *k, int ordinal) noexcept {
   return static_cast<std::size_t>(h) & (table_size - 1);
 }
 
-gpu_kernel *find_in_table(const fused_kernel *k, int ordinal) noexcept {
+gpu_kernel *find_in_table(const void *k, int ordinal) noexcept {
   std::size_t s = slot_of(k, ordinal);
   for (std::size_t i = 0; i < table_size; ++i, s = (s + 1) & (table_size - 1)) {
     gpu_kernel *e = table[s].load(std::memory_order_acquire);
@@ -68,7 +70,7 @@ gpu_kernel *find_in_table(const fused_kernel *k, int ordinal) noexcept {
   return nullptr;
 }
 
-std::string kernel_name(const fused_kernel &k) {
+std::string kernel_name(const kernel_image &k) {
   return k.name ? k.name : "<unnamed>";
 }
 
@@ -85,7 +87,7 @@ std::string kernel_name(const fused_kernel &k) {
                    static_cast<int>(r));
 }
 
-CUmodule load_module(const cuda::driver_api &api, const fused_kernel &k) {
+CUmodule load_module(const cuda::driver_api &api, const kernel_image &k) {
   CUmodule module = nullptr;
   if (k.fatbin && k.fatbin_size) {
     CUresult r = api.cuModuleLoadData(&module, k.fatbin);
@@ -126,7 +128,7 @@ struct loaded_module {
 };
 std::vector<loaded_module> loaded_modules;
 
-CUmodule module_for(const cuda::driver_api &api, const fused_kernel &k, int ordinal) {
+CUmodule module_for(const cuda::driver_api &api, const kernel_image &k, int ordinal) {
   const void *image = k.fatbin && k.fatbin_size ? static_cast<const void *>(k.fatbin)
                                                 : static_cast<const void *>(k.ptx);
   for (const loaded_module &m : loaded_modules)
@@ -138,19 +140,20 @@ CUmodule module_for(const cuda::driver_api &api, const fused_kernel &k, int ordi
 }
 
 /// The entry of (k, ordinal), loading the module on first use.
-gpu_kernel &entry_of(const cuda::driver_api &api, const fused_kernel &k,
+gpu_kernel &entry_of(const cuda::driver_api &api, const kernel_image &k,
                      int ordinal) {
-  if (gpu_kernel *e = find_in_table(&k, ordinal))
+  if (gpu_kernel *e = find_in_table(k.key, ordinal))
     return *e;
   std::lock_guard<std::mutex> lock(insert_mutex);
-  if (gpu_kernel *e = find_in_table(&k, ordinal))
+  if (gpu_kernel *e = find_in_table(k.key, ordinal))
     return *e;
   for (gpu_kernel *e : overflow)
-    if (e->kernel == &k && e->ordinal == ordinal)
+    if (e->kernel == k.key && e->ordinal == ordinal)
       return *e;
 
   auto e = std::make_unique<gpu_kernel>();
-  e->kernel = &k;
+  e->kernel = k.key;
+  e->image = k;
   e->ordinal = ordinal;
   CUdevice dev = 0;
   KILN_CU(api, cuDeviceGet, &dev, ordinal);
@@ -161,7 +164,7 @@ gpu_kernel &entry_of(const cuda::driver_api &api, const fused_kernel &k,
 
   gpu_kernel *raw = e.release();
   if (filled < table_fill_limit) {
-    std::size_t s = slot_of(&k, ordinal);
+    std::size_t s = slot_of(k.key, ordinal);
     while (table[s].load(std::memory_order_relaxed))
       s = (s + 1) & (table_size - 1);
     table[s].store(raw, std::memory_order_release);
@@ -173,7 +176,7 @@ gpu_kernel &entry_of(const cuda::driver_api &api, const fused_kernel &k,
 }
 
 CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int variant,
-                       int &block) {
+                       const std::string &suffix, int &block) {
   CUfunction f = e.function[variant].load(std::memory_order_acquire);
   if (f) {
     block = e.block[variant].load(std::memory_order_relaxed);
@@ -182,7 +185,7 @@ CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int variant,
   std::lock_guard<std::mutex> lock(insert_mutex);
   f = e.function[variant].load(std::memory_order_acquire);
   if (!f) {
-    std::string name = kernel_name(*e.kernel) + variant_suffix(variant);
+    std::string name = kernel_name(e.image) + suffix;
     CUresult r = api.cuModuleGetFunction(&f, e.module, name.c_str());
     if (r != CUDA_SUCCESS)
       fail(r, "cuModuleGetFunction", " (variant " + name + ")");
@@ -209,12 +212,17 @@ std::string variant_suffix(int variant) {
   return "_strided" + std::to_string(variant);
 }
 
+/// The image of an elementwise kernel.
+static kernel_image image_of(const fused_kernel &k) {
+  return {&k, k.name, k.ptx, k.fatbin, k.fatbin_size};
+}
+
 void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
                    std::int64_t n, void **args, void *stream) {
   const cuda::driver_api &api = cuda::require_driver();
-  gpu_kernel &e = entry_of(api, k, ordinal);
+  gpu_kernel &e = entry_of(api, image_of(k), ordinal);
   int block = default_block;
-  CUfunction f = function_of(api, e, variant, block);
+  CUfunction f = function_of(api, e, variant, variant_suffix(variant), block);
 
   // Elements a thread takes per pass: a vector for _contig and _rows; 4 for
   // _strided2, whose blocks stage 64x64 tiles (4096 elements, 256 threads).
@@ -236,9 +244,39 @@ void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
                          static_cast<CUstream>(stream), args, nullptr);
   if (r != CUDA_SUCCESS)
     fail(r, "cuLaunchKernel",
-         " (kernel " + kernel_name(k) + variant_suffix(variant) +
+         " (kernel " + kernel_name(e.image) + variant_suffix(variant) +
              ", grid " + std::to_string(grid) + ", block " +
              std::to_string(block) + ")");
+}
+
+void launch_entry(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned grid,
+                  unsigned block, unsigned shared_bytes, void **args, void *stream) {
+  const cuda::driver_api &api = cuda::require_driver();
+  gpu_kernel &e = entry_of(api, image, ordinal);
+  int max_block = default_block;
+  CUfunction f = function_of(api, e, slot, suffix, max_block);
+  CUresult r = api.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shared_bytes, static_cast<CUstream>(stream), args,
+                                  nullptr);
+  if (r != CUDA_SUCCESS)
+    fail(r, "cuLaunchKernel",
+         " (kernel " + kernel_name(image) + suffix + ", grid " + std::to_string(grid) + ", block " +
+             std::to_string(block) + ")");
+}
+
+int multiprocessor_count(int ordinal) {
+  static std::atomic<int> cached[64] = {};
+  if (ordinal >= 0 && ordinal < 64)
+    if (int n = cached[ordinal].load(std::memory_order_relaxed))
+      return n;
+  const cuda::driver_api &api = cuda::require_driver();
+  CUdevice dev = 0;
+  KILN_CU(api, cuDeviceGet, &dev, ordinal);
+  int n = 1;
+  KILN_CU(api, cuDeviceGetAttribute, &n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+  n = std::max(n, 1);
+  if (ordinal >= 0 && ordinal < 64)
+    cached[ordinal].store(n, std::memory_order_relaxed);
+  return n;
 }
 
 } // namespace kiln::detail::launch

@@ -31,4 +31,26 @@ std::string variant_suffix(int variant);
 void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
                    std::int64_t n, void **args, void *stream);
 
+/// What loading a kernel's GPU code needs: its name (the stem of its entry
+/// points), PTX and fatbin. `key` identifies the kernel (its descriptor).
+struct kernel_image {
+  const void *key;
+  const char *name;
+  const char *ptx;
+  const unsigned char *fatbin;
+  std::size_t fatbin_size;
+};
+
+/// The most variants (entry points) one kernel image has.
+inline constexpr int max_entries = 8;
+
+/// Launches entry `<name><suffix>` (cached in slot `slot` < max_entries) of
+/// `image` on GPU `ordinal` with the given grid, block and dynamic shared
+/// memory. Errors as launch_on_gpu.
+void launch_entry(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned grid,
+                  unsigned block, unsigned shared_bytes, void **args, void *stream);
+
+/// Multiprocessors of GPU `ordinal` (cached).
+int multiprocessor_count(int ordinal);
+
 } // namespace kiln::detail::launch

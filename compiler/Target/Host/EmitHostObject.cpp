@@ -136,9 +136,10 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
 
   PassManager pm(ctx);
   const char *pipeline =
-      "func.func(convert-complex-to-standard),convert-scf-to-cf,expand-strided-"
-      "metadata,"
-      "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
+      "func.func(convert-complex-to-standard),convert-vector-to-scf,"
+      "convert-scf-to-cf,expand-strided-metadata,"
+      "convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
+      "convert-math-to-libm,"
       "convert-complex-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
       "convert-func-to-llvm,"
       "convert-index-to-llvm,reconcile-unrealized-casts";

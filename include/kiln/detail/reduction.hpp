@@ -77,6 +77,7 @@ struct reduction_kernel {
   std::uint64_t map_inputs;  ///< bit i: full input i is read by the output map
   const char *empty_error;   ///< NumPy's error for an empty reduced extent, or nullptr (an identity exists)
   std::uint8_t vector_width; ///< elements per vector access of full operands
+  bool single_axis;          ///< argmax/argmin: NumPy takes one axis or all, never a list
 };
 
 /// Runs `k` (reductions over `ax`, `keepdims`) on `inputs` (full space) and

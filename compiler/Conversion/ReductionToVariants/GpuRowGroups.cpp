@@ -1,0 +1,386 @@
+//===- GpuRowGroups.cpp - GPU variants: a thread group per kept element ---===//
+//
+// `_rrows` (a 256-thread block per kept element), `_rrowsw` (a warp per kept
+// element, 8 a block) and `_rgeneral` (a warp per kept element, any
+// strides). The group's threads stride over the reduced extent, each folding
+// its elements into private states (V lanes of 16-byte vector loads when the
+// runtime says rows are aligned, `reduction_vectors`), then the group merges
+// them in a fixed tree (warp shuffles, shared memory across warps): the same
+// input gives the same bits on every run. Levels run one after the other,
+// every thread holding the previous levels' results; the output map then
+// runs over the same elements.
+//
+// Phases (docs/kernel-abi.md): `whole` does everything for whole kept
+// elements; `partial`, `combine` and `output` split the reduced extent of
+// few, long kept elements across blocks through the workspace.
+//
+//===----------------------------------------------------------------------===//
+#include "Conversion/ReductionToVariants/ReductionVariants.h"
+#include "Conversion/ReductionToVariants/VariantCommon.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace kiln::reduction {
+namespace {
+
+constexpr int64_t kBlock = 256;
+
+class RowGroupBuilder {
+public:
+  RowGroupBuilder(const ReductionProgram &p, Layout layout, unsigned group)
+      : p_(p), layout_(layout), group_(group), width_(layout == Layout::Rows ? p.vectorWidth() : 1) {}
+
+  void build(OpBuilder &b, gpu::GPUModuleOp module, StringRef name) {
+    MLIRContext *ctx = module.getContext();
+    b.setInsertionPointToEnd(module.getBody());
+    Location loc = mlir::func::FuncOp(p_.func).getLoc();
+    // Shared memory: one block-reduce buffer set per level.
+    SmallVector<Type> workgroup;
+    if (group_ == kBlock)
+      for (unsigned l = 0; l < p_.numLevels; ++l) {
+        auto t = blockReduceBufferTypes(ctx, p_, p_.stagesAt(l));
+        workgroup.append(t.begin(), t.end());
+      }
+    FunctionType type = variantSignature(p_, layout_);
+    auto func = gpu::GPUFuncOp::create(b, loc, name, type, workgroup);
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    func->setAttr(func.getKnownBlockSizeAttrName(), b.getDenseI32ArrayAttr({int32_t(kBlock), 1, 1}));
+    Block &entry = func.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    params_ = bindParams(b, loc, p_, entry.getArguments().take_front(type.getNumInputs()));
+    unsigned w = 0;
+    if (group_ == kBlock)
+      for (unsigned l = 0; l < p_.numLevels; ++l) {
+        BlockReduceBuffers buf;
+        unsigned n = 0;
+        for (unsigned s : p_.stagesAt(l))
+          n += p_.stages[s].stateTypes.size();
+        for (unsigned i = 0; i < n; ++i)
+          buf.partial.push_back(func.getWorkgroupAttributions()[w + i]);
+        for (unsigned i = 0; i < n; ++i)
+          buf.result.push_back(func.getWorkgroupAttributions()[w + n + i]);
+        w += 2 * n;
+        buffers_.push_back(buf);
+      }
+    space_.emplace(b, loc, layout_, params_);
+    eval_.emplace(p_, params_.scalars, space_->keptExtent(), space_->reducedExtent());
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    lane_ = arith::AndIOp::create(b, loc, tid, cidx(b, loc, 31));
+    warp_ = arith::ShRUIOp::create(b, loc, tid, cidx(b, loc, 5));
+    thread_ = group_ == kBlock ? tid : lane_;
+    Value zero = cidx(b, loc, 0);
+    leader_ = cmpIdx(b, loc, arith::CmpIPredicate::eq, thread_, zero);
+
+    Value nk = space_->keptExtent();
+    Value units = arith::MulIOp::create(b, loc, nk, params_.split);
+    auto phaseIs = [&](reduction_phase ph) {
+      return cmpIdx(b, loc, arith::CmpIPredicate::eq, params_.phase, cidx(b, loc, int64_t(ph)));
+    };
+    ifThen(b, loc, phaseIs(reduction_phase::whole), [&] { forEachUnit(b, loc, nk, [&](Value k) { whole(b, loc, k); }); });
+    if (layout_ == Layout::Rows) {
+      ifThen(b, loc, phaseIs(reduction_phase::partial), [&] {
+        forEachLevel(b, loc, [&](unsigned l) { forEachUnit(b, loc, units, [&](Value u) { partial(b, loc, u, l); }); });
+      });
+      ifThen(b, loc, phaseIs(reduction_phase::combine), [&] {
+        forEachLevel(b, loc, [&](unsigned l) { forEachUnit(b, loc, nk, [&](Value k) { combine(b, loc, k, l); }); });
+      });
+      if (!p_.keptOutput)
+        ifThen(b, loc, phaseIs(reduction_phase::output),
+               [&] { forEachUnit(b, loc, units, [&](Value u) { output(b, loc, u); }); });
+    }
+    gpu::ReturnOp::create(b, loc);
+  }
+
+private:
+  unsigned groupsPerBlock() const { return kBlock / group_; }
+
+  /// Runs `body(unit)` for each unit of work of this block: virtual blocks
+  /// first + blockIdx, stepping by gridDim; each holds groupsPerBlock units.
+  void forEachUnit(OpBuilder &b, Location loc, Value total, const std::function<void(Value)> &body) {
+    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value gdim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    Value start = arith::AddIOp::create(b, loc, params_.first, bid);
+    Value end = arith::AddIOp::create(b, loc, params_.first, params_.count);
+    auto loop = scf::ForOp::create(b, loc, start, end, gdim);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value vb = loop.getInductionVar();
+    if (group_ == kBlock) {
+      body(vb); // the runtime launches exactly `total` virtual blocks
+      return;
+    }
+    Value unit = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, vb, cidx(b, loc, groupsPerBlock())), warp_);
+    ifThen(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::ult, unit, total), [&] { body(unit); });
+  }
+
+  void forEachLevel(OpBuilder &b, Location loc, const std::function<void(unsigned)> &body) {
+    for (unsigned l = 0; l < p_.numLevels; ++l)
+      ifThen(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::eq, params_.level, cidx(b, loc, l)), [&] { body(l); });
+  }
+
+  /// The kept values of element k: index and kept inputs.
+  PointEnv keptEnv(OpBuilder &b, Location loc, Value k) {
+    PointEnv env;
+    env.keptIndex = k;
+    keptCoords_ = space_->keptCoords(b, loc, k);
+    for (unsigned j = 0; j < p_.numKept(); ++j)
+      env.kept[p_.keptArg(j)] = memref::LoadOp::create(b, loc, params_.kept[j], keptCoords_);
+    return env;
+  }
+
+  /// Indices of full operand element (kept coords, r).
+  SmallVector<Value> fullIndices(OpBuilder &b, Location loc, Value r) {
+    SmallVector<Value> idx(keptCoords_);
+    if (layout_ == Layout::General) {
+      auto rc = space_->reducedCoords(b, loc, r);
+      idx.append(rc.begin(), rc.end());
+    } else {
+      idx.push_back(r);
+    }
+    return idx;
+  }
+
+  /// The reduced range of `split` chunk `s`: whole vectors per chunk.
+  std::pair<Value, Value> chunk(OpBuilder &b, Location loc, Value s) {
+    Value nr = space_->reducedExtent();
+    Value v = cidx(b, loc, width_);
+    Value size = arith::MulIOp::create(b, loc, ceilDiv(b, loc, ceilDiv(b, loc, nr, params_.split), v), v);
+    Value begin = minIdx(b, loc, arith::MulIOp::create(b, loc, s, size), nr);
+    Value end = minIdx(b, loc, arith::AddIOp::create(b, loc, begin, size), nr);
+    return {begin, end};
+  }
+
+  /// Folds elements [rbeg, rend) of the current kept element into `init`
+  /// (this thread's share: every group_-th element or vector).
+  LevelStates accumulate(OpBuilder &b, Location loc, Value rbeg, Value rend, const LevelStates &init, const PointEnv &kenv) {
+    SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages), p_.numFull());
+    Value g = cidx(b, loc, group_);
+    LevelStates acc = init;
+    Value tailStart = rbeg;
+    if (layout_ == Layout::Rows && width_ > 1) {
+      Value v = cidx(b, loc, width_);
+      Value vecOk = flagSet(b, loc, params_.flags, reduction_vectors);
+      Value all = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, rend, rbeg), v);
+      Value nv = arith::SelectOp::create(b, loc, vecOk, all, cidx(b, loc, 0));
+      SmallVector<Value> inits;
+      for (unsigned lane = 0; lane < width_; ++lane)
+        inits.append(init.values.begin(), init.values.end());
+      auto loop = scf::ForOp::create(b, loc, thread_, nv, g, inits);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value r0 = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, loop.getInductionVar(), v));
+        SmallVector<SmallVector<Value>> elems = loadVectors(b, loc, inputs, r0);
+        SmallVector<Value> next;
+        unsigned n = init.values.size();
+        for (unsigned lane = 0; lane < width_; ++lane) {
+          PointEnv env = kenv;
+          for (auto [j, in] : llvm::enumerate(inputs))
+            env.full[p_.fullArg(in)] = elems[j][lane];
+          env.reducedIndex = arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane));
+          LevelStates mine = init.with(loop.getRegionIterArgs().slice(lane * n, n));
+          LevelStates upd = mine.update(b, loc, *eval_, env);
+          next.append(upd.values.begin(), upd.values.end());
+        }
+        scf::YieldOp::create(b, loc, next);
+      }
+      SmallVector<LevelStates> lanes;
+      unsigned n = init.values.size();
+      for (unsigned lane = 0; lane < width_; ++lane)
+        lanes.push_back(init.with(loop.getResults().slice(lane * n, n)));
+      acc = LevelStates::mergeTree(b, loc, lanes);
+      tailStart = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, nv, v));
+    }
+    Value first = arith::AddIOp::create(b, loc, tailStart, thread_);
+    auto tail = scf::ForOp::create(b, loc, first, rend, g, acc.values);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(tail.getBody());
+      Value r = tail.getInductionVar();
+      PointEnv env = kenv;
+      SmallVector<Value> idx = fullIndices(b, loc, r);
+      for (unsigned in : inputs)
+        env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
+      env.reducedIndex = r;
+      LevelStates upd = acc.with(tail.getRegionIterArgs()).update(b, loc, *eval_, env);
+      scf::YieldOp::create(b, loc, upd.values);
+    }
+    return acc.with(tail.getResults());
+  }
+
+  /// Vector loads of `width_` elements at (kept, r0) of each input; the
+  /// elements of input j are result[j][lane].
+  SmallVector<SmallVector<Value>> loadVectors(OpBuilder &b, Location loc, ArrayRef<unsigned> inputs, Value r0) {
+    SmallVector<SmallVector<Value>> out;
+    for (unsigned in : inputs) {
+      Type t = p_.fullTypes[in];
+      auto vt = VectorType::get({int64_t(width_)}, t);
+      SmallVector<Value> idx(keptCoords_);
+      idx.push_back(r0);
+      unsigned bytes = std::max(1u, t.getIntOrFloatBitWidth() / 8);
+      Value vec = vector::LoadOp::create(b, loc, vt, params_.full[in], idx, /*nontemporal=*/false,
+                                         llvm::Align(width_ * bytes));
+      SmallVector<Value> lanes;
+      for (unsigned lane = 0; lane < width_; ++lane)
+        lanes.push_back(vector::ExtractOp::create(b, loc, vec, int64_t(lane)));
+      out.push_back(lanes);
+    }
+    return out;
+  }
+
+  /// Merges the group's states; every thread of the group gets the result.
+  LevelStates groupReduce(OpBuilder &b, Location loc, const LevelStates &s, unsigned level) {
+    if (group_ == kBlock)
+      return blockReduce(b, loc, s, kBlock / 32, buffers_[level], lane_, warp_);
+    return broadcastLane0(b, loc, warpReduce(b, loc, s));
+  }
+
+  /// The full-space output over [rbeg, rend) of the current kept element.
+  void writeRange(OpBuilder &b, Location loc, Value rbeg, Value rend, const PointEnv &kenv) {
+    SmallVector<unsigned> inputs = maskBits(p_.mapInputs, p_.numFull());
+    Value g = cidx(b, loc, group_);
+    Value tailStart = rbeg;
+    if (layout_ == Layout::Rows && width_ > 1) {
+      Value v = cidx(b, loc, width_);
+      Value vecOk = flagSet(b, loc, params_.flags, reduction_vectors);
+      Value all = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, rend, rbeg), v);
+      Value nv = arith::SelectOp::create(b, loc, vecOk, all, cidx(b, loc, 0));
+      auto loop = scf::ForOp::create(b, loc, thread_, nv, g);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value r0 = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, loop.getInductionVar(), v));
+        SmallVector<SmallVector<Value>> elems = loadVectors(b, loc, inputs, r0);
+        SmallVector<Value> results;
+        for (unsigned lane = 0; lane < width_; ++lane) {
+          PointEnv env = kenv;
+          for (auto [j, in] : llvm::enumerate(inputs))
+            env.full[p_.fullArg(in)] = elems[j][lane];
+          env.reducedIndex = arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane));
+          results.push_back(eval_->valueAt(b, p_.result, env));
+        }
+        auto vt = VectorType::get({int64_t(width_)}, p_.outputType);
+        Value vec = vector::FromElementsOp::create(b, loc, vt, results);
+        SmallVector<Value> idx(keptCoords_);
+        idx.push_back(r0);
+        unsigned bytes = std::max(1u, p_.outputType.getIntOrFloatBitWidth() / 8);
+        vector::StoreOp::create(b, loc, vec, params_.out, idx, /*nontemporal=*/false, llvm::Align(width_ * bytes));
+      }
+      tailStart = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, nv, v));
+    }
+    Value first = arith::AddIOp::create(b, loc, tailStart, thread_);
+    auto tail = scf::ForOp::create(b, loc, first, rend, g);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tail.getBody());
+    Value r = tail.getInductionVar();
+    PointEnv env = kenv;
+    SmallVector<Value> idx = fullIndices(b, loc, r);
+    for (unsigned in : inputs)
+      env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
+    env.reducedIndex = r;
+    memref::StoreOp::create(b, loc, eval_->valueAt(b, p_.result, env), params_.out, idx);
+  }
+
+  void storeKeptOutput(OpBuilder &b, Location loc, const PointEnv &env) {
+    ifThen(b, loc, leader_, [&] {
+      memref::StoreOp::create(b, loc, eval_->valueAt(b, p_.result, env), params_.out, keptCoords_);
+    });
+  }
+
+  void whole(OpBuilder &b, Location loc, Value k) {
+    PointEnv env = keptEnv(b, loc, k);
+    Value zero = cidx(b, loc, 0), nr = space_->reducedExtent();
+    for (unsigned l = 0; l < p_.numLevels; ++l) {
+      LevelStates init = LevelStates::identity(b, loc, p_, p_.stagesAt(l));
+      LevelStates mine = accumulate(b, loc, zero, nr, init, env);
+      bindResults(groupReduce(b, loc, mine, l), env);
+    }
+    if (p_.keptOutput)
+      storeKeptOutput(b, loc, env);
+    else
+      writeRange(b, loc, zero, nr, env);
+  }
+
+  void partial(OpBuilder &b, Location loc, Value unit, unsigned level) {
+    Value k = arith::DivUIOp::create(b, loc, unit, params_.split);
+    Value s = arith::RemUIOp::create(b, loc, unit, params_.split);
+    PointEnv env = keptEnv(b, loc, k);
+    Workspace ws(b, loc, p_, params_.workspace, space_->keptExtent(), params_.split);
+    ws.loadResults(b, loc, level, k, env);
+    auto [rbeg, rend] = chunk(b, loc, s);
+    LevelStates init = LevelStates::identity(b, loc, p_, p_.stagesAt(level));
+    LevelStates st = groupReduce(b, loc, accumulate(b, loc, rbeg, rend, init, env), level);
+    ifThen(b, loc, leader_, [&] {
+      for (auto [i, si] : llvm::enumerate(st.stages))
+        for (auto [c, v] : llvm::enumerate(st.of(i)))
+          ws.storePartial(b, loc, si, c, unit, v);
+    });
+  }
+
+  void combine(OpBuilder &b, Location loc, Value k, unsigned level) {
+    Workspace ws(b, loc, p_, params_.workspace, space_->keptExtent(), params_.split);
+    LevelStates init = LevelStates::identity(b, loc, p_, p_.stagesAt(level));
+    Value base = arith::MulIOp::create(b, loc, k, params_.split);
+    auto loop = scf::ForOp::create(b, loc, thread_, params_.split, cidx(b, loc, group_), init.values);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value slot = arith::AddIOp::create(b, loc, base, loop.getInductionVar());
+      LevelStates part = init;
+      part.values.clear();
+      for (auto [i, si] : llvm::enumerate(init.stages))
+        for (unsigned c = 0; c < p_.stages[si].stateTypes.size(); ++c)
+          part.values.push_back(ws.loadPartial(b, loc, si, c, slot));
+      scf::YieldOp::create(b, loc, init.with(loop.getRegionIterArgs()).merge(b, loc, part).values);
+    }
+    LevelStates st = groupReduce(b, loc, init.with(loop.getResults()), level);
+    ifThen(b, loc, leader_, [&] {
+      for (auto [i, si] : llvm::enumerate(st.stages))
+        for (auto [c, v] : llvm::enumerate(st.of(i)))
+          ws.storeResult(b, loc, si, c, k, v);
+    });
+    if (p_.keptOutput && level + 1 == p_.numLevels) {
+      PointEnv env = keptEnv(b, loc, k);
+      ws.loadResults(b, loc, level, k, env);
+      bindResults(st, env);
+      storeKeptOutput(b, loc, env);
+    }
+  }
+
+  void output(OpBuilder &b, Location loc, Value unit) {
+    Value k = arith::DivUIOp::create(b, loc, unit, params_.split);
+    Value s = arith::RemUIOp::create(b, loc, unit, params_.split);
+    PointEnv env = keptEnv(b, loc, k);
+    Workspace ws(b, loc, p_, params_.workspace, space_->keptExtent(), params_.split);
+    ws.loadResults(b, loc, p_.numLevels, k, env);
+    auto [rbeg, rend] = chunk(b, loc, s);
+    writeRange(b, loc, rbeg, rend, env);
+  }
+
+  const ReductionProgram &p_;
+  Layout layout_;
+  unsigned group_, width_;
+  Params params_;
+  std::optional<Space> space_;
+  std::optional<ProgramEvaluator> eval_;
+  SmallVector<BlockReduceBuffers> buffers_;
+  Value lane_, warp_, thread_, leader_;
+  SmallVector<Value> keptCoords_;
+};
+
+} // namespace
+
+void buildGpuRows(OpBuilder &b, gpu::GPUModuleOp module, const ReductionProgram &p, StringRef name, bool warp) {
+  RowGroupBuilder(p, Layout::Rows, warp ? 32 : kBlock).build(b, module, name);
+}
+
+void buildGpuGeneral(OpBuilder &b, gpu::GPUModuleOp module, const ReductionProgram &p, StringRef name) {
+  RowGroupBuilder(p, Layout::General, 32).build(b, module, name);
+}
+
+} // namespace kiln::reduction

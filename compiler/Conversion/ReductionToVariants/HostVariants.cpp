@@ -1,0 +1,520 @@
+//===- HostVariants.cpp - Host variants of reduction kernels --------------===//
+//
+// The host forms of `_rrows`, `_rcols` and `_rgeneral`: the same parameters
+// and phases as the GPU variants, a virtual block at a time (the runtime
+// spreads [first, first + count) over its thread pool). Rows fold 2V lanes
+// at a time (16-byte vector loads, lanes LLVM turns into SIMD), chunk by
+// chunk, and merge the chunks' states pairwise through a binary counter (a
+// stack of partial states, as NumPy's pairwise sum): float sums stay
+// accurate over any length, and the order depends only on the length.
+// Columns keep one state per column of a tile and walk rows outside, so the
+// inner loop runs along the contiguous columns. The combine phase merges a
+// kept element's chunk states as a pairwise tree.
+//
+//===----------------------------------------------------------------------===//
+#include "Conversion/ReductionToVariants/ReductionVariants.h"
+#include "Conversion/ReductionToVariants/VariantCommon.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace kiln::reduction {
+namespace {
+
+/// Columns of a host `_rcols` tile.
+constexpr int64_t kHostTile = 64;
+/// Vectors per chunk of a host row (the pairwise tree's leaves).
+constexpr int64_t kChunkVectors = 16;
+
+class HostBuilder {
+public:
+  HostBuilder(const ReductionProgram &p, Layout layout)
+      : p_(p), layout_(layout), lanes_(layout == Layout::Rows ? 2 * p.vectorWidth() : 1) {}
+
+  void build(OpBuilder &b, ModuleOp module, StringRef name) {
+    b.setInsertionPointToEnd(module.getBody());
+    Location loc = mlir::func::FuncOp(p_.func).getLoc();
+    auto func = mlir::func::FuncOp::create(b, loc, name, variantSignature(p_, layout_));
+    func->setAttr(kHostVariantAttrName, b.getStringAttr(name));
+    Block *entry = func.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    entry_ = entry;
+    params_ = bindParams(b, loc, p_, entry->getArguments());
+    space_.emplace(b, loc, layout_, params_);
+    eval_.emplace(p_, params_.scalars, space_->keptExtent(), space_->reducedExtent());
+    Value end = arith::AddIOp::create(b, loc, params_.first, params_.count);
+    auto loop = scf::ForOp::create(b, loc, params_.first, end, cidx(b, loc, 1));
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value vb = loop.getInductionVar();
+      auto phaseIs = [&](reduction_phase ph) {
+        return cmpIdx(b, loc, arith::CmpIPredicate::eq, params_.phase, cidx(b, loc, int64_t(ph)));
+      };
+      auto perLevel = [&](const std::function<void(unsigned)> &body) {
+        for (unsigned l = 0; l < p_.numLevels; ++l)
+          ifThen(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::eq, params_.level, cidx(b, loc, l)), [&] { body(l); });
+      };
+      ifThen(b, loc, phaseIs(reduction_phase::whole), [&] { unit(b, loc, vb, -1); });
+      if (layout_ != Layout::General) {
+        ifThen(b, loc, phaseIs(reduction_phase::partial), [&] { perLevel([&](unsigned l) { unit(b, loc, vb, l); }); });
+        ifThen(b, loc, phaseIs(reduction_phase::combine), [&] { perLevel([&](unsigned l) { combine(b, loc, vb, l); }); });
+        if (!p_.keptOutput)
+          ifThen(b, loc, phaseIs(reduction_phase::output), [&] { unit(b, loc, vb, -2); });
+      }
+    }
+    func::ReturnOp::create(b, loc);
+  }
+
+private:
+  PointEnv keptEnv(OpBuilder &b, Location loc, Value k, SmallVector<Value> &coords) {
+    PointEnv env;
+    env.keptIndex = k;
+    coords = space_->keptCoords(b, loc, k);
+    for (unsigned j = 0; j < p_.numKept(); ++j)
+      env.kept[p_.keptArg(j)] = memref::LoadOp::create(b, loc, params_.kept[j], coords);
+    return env;
+  }
+
+  SmallVector<Value> fullIndices(OpBuilder &b, Location loc, ArrayRef<Value> kept, Value r) {
+    SmallVector<Value> idx(kept.begin(), kept.end());
+    if (layout_ == Layout::General) {
+      auto rc = space_->reducedCoords(b, loc, r);
+      idx.append(rc.begin(), rc.end());
+    } else {
+      idx.push_back(r);
+    }
+    return idx;
+  }
+
+  /// Folds one element r of the kept element at `coords` into `acc`.
+  LevelStates foldElement(OpBuilder &b, Location loc, const LevelStates &acc, const PointEnv &kenv,
+                          ArrayRef<Value> coords, ArrayRef<unsigned> inputs, Value r) {
+    PointEnv env = kenv;
+    SmallVector<Value> idx = fullIndices(b, loc, coords, r);
+    for (unsigned in : inputs)
+      env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
+    env.reducedIndex = r;
+    return acc.update(b, loc, *eval_, env);
+  }
+
+  /// Rows: folds [rbeg, rend) of one kept element, pairwise over chunks.
+  LevelStates accumulateRow(OpBuilder &b, Location loc, Value rbeg, Value rend, const LevelStates &init,
+                            const PointEnv &kenv, ArrayRef<Value> coords) {
+    SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages), p_.numFull());
+    unsigned n = init.values.size();
+    int64_t chunkLen = lanes_ * kChunkVectors;
+    Value chunk = cidx(b, loc, chunkLen);
+    Value length = arith::SubIOp::create(b, loc, rend, rbeg);
+    Value chunks = arith::DivUIOp::create(b, loc, length, chunk);
+    // The stack of the binary counter: level i holds 2^i chunks.
+    SmallVector<Value> stack;
+    for (Value v : init.values)
+      stack.push_back(entryAlloca(b, loc, MemRefType::get({64}, memoryType(v.getType()))));
+    auto chunkLoop = scf::ForOp::create(b, loc, cidx(b, loc, 0), chunks, cidx(b, loc, 1));
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(chunkLoop.getBody());
+      Value c = chunkLoop.getInductionVar();
+      Value base = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, c, chunk));
+      SmallVector<Value> inits;
+      for (int64_t lane = 0; lane < lanes_; ++lane)
+        inits.append(init.values.begin(), init.values.end());
+      auto inner = scf::ForOp::create(b, loc, cidx(b, loc, 0), chunk, cidx(b, loc, lanes_), inits);
+      {
+        OpBuilder::InsertionGuard gi(b);
+        b.setInsertionPointToStart(inner.getBody());
+        Value r0 = arith::AddIOp::create(b, loc, base, inner.getInductionVar());
+        SmallVector<SmallVector<Value>> elems;
+        for (unsigned in : inputs) {
+          Type t = p_.fullTypes[in];
+          SmallVector<Value> idx(coords.begin(), coords.end());
+          idx.push_back(r0);
+          SmallVector<Value> es;
+          if (isa<ComplexType>(t)) {
+            for (int64_t lane = 0; lane < lanes_; ++lane) {
+              SmallVector<Value> li(coords.begin(), coords.end());
+              li.push_back(arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane)));
+              es.push_back(memref::LoadOp::create(b, loc, params_.full[in], li));
+            }
+          } else {
+            auto vt = VectorType::get({lanes_}, t);
+            unsigned bytes = std::max(1u, t.getIntOrFloatBitWidth() / 8);
+            Value vec = vector::LoadOp::create(b, loc, vt, params_.full[in], idx, false, llvm::Align(bytes));
+            for (int64_t lane = 0; lane < lanes_; ++lane)
+              es.push_back(vector::ExtractOp::create(b, loc, vec, lane));
+          }
+          elems.push_back(es);
+        }
+        SmallVector<Value> next;
+        for (int64_t lane = 0; lane < lanes_; ++lane) {
+          PointEnv env = kenv;
+          for (auto [j, in] : llvm::enumerate(inputs))
+            env.full[p_.fullArg(in)] = elems[j][lane];
+          env.reducedIndex = arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane));
+          LevelStates mine = init.with(inner.getRegionIterArgs().slice(lane * n, n));
+          auto upd = mine.update(b, loc, *eval_, env);
+          next.append(upd.values.begin(), upd.values.end());
+        }
+        scf::YieldOp::create(b, loc, next);
+      }
+      SmallVector<LevelStates> laneStates;
+      for (int64_t lane = 0; lane < lanes_; ++lane)
+        laneStates.push_back(init.with(inner.getResults().slice(lane * n, n)));
+      LevelStates part = LevelStates::mergeTree(b, loc, laneStates);
+      // Carry: while bit `level` of c is set, merge with stack[level].
+      SmallVector<Type> whileTypes{b.getIndexType()};
+      SmallVector<Value> whileInits{cidx(b, loc, 0)};
+      for (Value v : part.values) {
+        whileTypes.push_back(v.getType());
+        whileInits.push_back(v);
+      }
+      auto carry = scf::WhileOp::create(b, loc, whileTypes, whileInits);
+      {
+        OpBuilder::InsertionGuard gw(b);
+        Block *before = b.createBlock(&carry.getBefore(), {}, whileTypes,
+                                      SmallVector<Location>(whileTypes.size(), loc));
+        Value level = before->getArgument(0);
+        Value bit = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, c, level), cidx(b, loc, 1));
+        scf::ConditionOp::create(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::ne, bit, cidx(b, loc, 0)),
+                                 before->getArguments());
+        Block *after = b.createBlock(&carry.getAfter(), {}, whileTypes,
+                                     SmallVector<Location>(whileTypes.size(), loc));
+        Value lvl = after->getArgument(0);
+        LevelStates cur = part.with(after->getArguments().drop_front());
+        LevelStates below = part;
+        for (auto [i, v] : llvm::enumerate(below.values))
+          v = fromMemory(b, loc, memref::LoadOp::create(b, loc, stack[i], ValueRange{lvl}), v.getType());
+        LevelStates merged = below.merge(b, loc, cur);
+        SmallVector<Value> yields{arith::AddIOp::create(b, loc, lvl, cidx(b, loc, 1))};
+        yields.append(merged.values.begin(), merged.values.end());
+        scf::YieldOp::create(b, loc, yields);
+      }
+      Value top = carry.getResult(0);
+      for (auto [i, v] : llvm::enumerate(carry.getResults().drop_front()))
+        memref::StoreOp::create(b, loc, toMemory(b, loc, v), stack[i], ValueRange{top});
+    }
+    // Fold the stack, earliest (highest level) first, then the tail.
+    auto fold = scf::ForOp::create(b, loc, cidx(b, loc, 0), cidx(b, loc, 64), cidx(b, loc, 1), init.values);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(fold.getBody());
+      Value level = arith::SubIOp::create(b, loc, cidx(b, loc, 63), fold.getInductionVar());
+      Value bit = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, chunks, level), cidx(b, loc, 1));
+      Value set = cmpIdx(b, loc, arith::CmpIPredicate::ne, bit, cidx(b, loc, 0));
+      LevelStates acc = init.with(fold.getRegionIterArgs());
+      auto pick = scf::IfOp::create(b, loc, acc.types(), set, true);
+      {
+        OpBuilder::InsertionGuard gi(b);
+        b.setInsertionPointToStart(pick.thenBlock());
+        LevelStates entry = acc;
+        for (auto [i, v] : llvm::enumerate(entry.values))
+          v = fromMemory(b, loc, memref::LoadOp::create(b, loc, stack[i], ValueRange{level}), v.getType());
+        scf::YieldOp::create(b, loc, acc.merge(b, loc, entry).values);
+        b.setInsertionPointToStart(pick.elseBlock());
+        scf::YieldOp::create(b, loc, acc.values);
+      }
+      scf::YieldOp::create(b, loc, pick.getResults());
+    }
+    Value tailStart = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, chunks, chunk));
+    auto tail = scf::ForOp::create(b, loc, tailStart, rend, cidx(b, loc, 1), fold.getResults());
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(tail.getBody());
+      LevelStates acc = init.with(tail.getRegionIterArgs());
+      scf::YieldOp::create(b, loc, foldElement(b, loc, acc, kenv, coords, inputs, tail.getInductionVar()).values);
+    }
+    return init.with(tail.getResults());
+  }
+
+  /// General: folds [rbeg, rend) element by element.
+  LevelStates accumulateLinear(OpBuilder &b, Location loc, Value rbeg, Value rend, const LevelStates &init,
+                               const PointEnv &kenv, ArrayRef<Value> coords) {
+    SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages), p_.numFull());
+    auto loop = scf::ForOp::create(b, loc, rbeg, rend, cidx(b, loc, 1), init.values);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    LevelStates acc = init.with(loop.getRegionIterArgs());
+    scf::YieldOp::create(b, loc, foldElement(b, loc, acc, kenv, coords, inputs, loop.getInductionVar()).values);
+    return init.with(loop.getResults());
+  }
+
+  void writeRange(OpBuilder &b, Location loc, Value rbeg, Value rend, const PointEnv &kenv, ArrayRef<Value> coords) {
+    SmallVector<unsigned> inputs = maskBits(p_.mapInputs, p_.numFull());
+    auto loop = scf::ForOp::create(b, loc, rbeg, rend, cidx(b, loc, 1));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value r = loop.getInductionVar();
+    PointEnv env = kenv;
+    SmallVector<Value> idx = fullIndices(b, loc, coords, r);
+    for (unsigned in : inputs)
+      env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
+    env.reducedIndex = r;
+    memref::StoreOp::create(b, loc, eval_->valueAt(b, p_.result, env), params_.out, idx);
+  }
+
+  /// The reduced range of chunk s of `split`.
+  std::pair<Value, Value> chunkRange(OpBuilder &b, Location loc, Value s) {
+    Value nr = space_->reducedExtent();
+    Value v = cidx(b, loc, std::max<int64_t>(1, p_.vectorWidth()));
+    Value size = arith::MulIOp::create(b, loc, ceilDiv(b, loc, ceilDiv(b, loc, nr, params_.split), v), v);
+    Value begin = minIdx(b, loc, arith::MulIOp::create(b, loc, s, size), nr);
+    return {begin, minIdx(b, loc, arith::AddIOp::create(b, loc, begin, size), nr)};
+  }
+
+  /// One virtual block: whole (level -1), a level's partial states (level
+  /// >= 0) or the output from the workspace (-2).
+  void unit(OpBuilder &b, Location loc, Value vb, int level) {
+    if (layout_ == Layout::Cols)
+      return columns(b, loc, vb, level);
+    bool whole = level == -1;
+    Value k = whole ? vb : arith::DivUIOp::create(b, loc, vb, params_.split);
+    Value s = whole ? Value() : arith::RemUIOp::create(b, loc, vb, params_.split);
+    SmallVector<Value> coords;
+    PointEnv env = keptEnv(b, loc, k, coords);
+    Value rbeg = cidx(b, loc, 0), rend = space_->reducedExtent();
+    std::optional<Workspace> ws;
+    if (!whole) {
+      std::tie(rbeg, rend) = chunkRange(b, loc, s);
+      ws.emplace(b, loc, p_, params_.workspace, space_->keptExtent(), params_.split);
+      ws->loadResults(b, loc, level >= 0 ? unsigned(level) : p_.numLevels, k, env);
+    }
+    if (level == -2)
+      return writeRange(b, loc, rbeg, rend, env, coords);
+    unsigned from = whole ? 0 : level, to = whole ? p_.numLevels : level + 1;
+    for (unsigned l = from; l < to; ++l) {
+      LevelStates init = LevelStates::identity(b, loc, p_, p_.stagesAt(l));
+      LevelStates st = layout_ == Layout::Rows ? accumulateRow(b, loc, rbeg, rend, init, env, coords)
+                                               : accumulateLinear(b, loc, rbeg, rend, init, env, coords);
+      if (!whole) {
+        for (auto [i, si] : llvm::enumerate(st.stages))
+          for (auto [c, v] : llvm::enumerate(st.of(i)))
+            ws->storePartial(b, loc, si, c, vb, v);
+        return;
+      }
+      bindResults(st, env);
+    }
+    if (p_.keptOutput)
+      memref::StoreOp::create(b, loc, eval_->valueAt(b, p_.result, env), params_.out, coords);
+    else
+      writeRange(b, loc, rbeg, rend, env, coords);
+  }
+
+  /// Columns: a tile of kHostTile columns, every row of the range.
+  void columns(OpBuilder &b, Location loc, Value vb, int level) {
+    bool whole = level == -1;
+    Value tileUnit = whole ? vb : arith::DivUIOp::create(b, loc, vb, params_.split);
+    Value s = whole ? Value() : arith::RemUIOp::create(b, loc, vb, params_.split);
+    Value inner = space_->inner();
+    Value tiles = ceilDiv(b, loc, inner, cidx(b, loc, kHostTile));
+    Value o = arith::DivUIOp::create(b, loc, tileUnit, tiles);
+    Value i0 = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, tileUnit, tiles), cidx(b, loc, kHostTile));
+    Value width = minIdx(b, loc, cidx(b, loc, kHostTile), arith::SubIOp::create(b, loc, inner, i0));
+    Value nr = space_->reducedExtent();
+    Value rbeg = cidx(b, loc, 0), rend = nr;
+    std::optional<Workspace> ws;
+    if (!whole) {
+      Value size = ceilDiv(b, loc, nr, params_.split);
+      rbeg = minIdx(b, loc, arith::MulIOp::create(b, loc, s, size), nr);
+      rend = minIdx(b, loc, arith::AddIOp::create(b, loc, rbeg, size), nr);
+      ws.emplace(b, loc, p_, params_.workspace, space_->keptExtent(), params_.split);
+    }
+    // Per column of the tile: the kept values (inputs and stage results),
+    // kept in small arrays so the row loop reads them by column.
+    auto column = [&](Value i) { return arith::AddIOp::create(b, loc, i0, i); };
+    auto keptIndex = [&](Value i) -> Value {
+      return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, o, inner), column(i));
+    };
+    unsigned upTo = whole ? 0 : (level >= 0 ? unsigned(level) : p_.numLevels);
+    // Results of stages of earlier levels, per column.
+    DenseMap<Value, Value> resultArrays;
+    auto resultArray = [&](Value tensor, Type t) {
+      Value a = entryAlloca(b, loc, MemRefType::get({kHostTile}, memoryType(t)));
+      resultArrays[tensor] = a;
+      return a;
+    };
+    if (!whole)
+      for (auto [si, st] : llvm::enumerate(p_.stages))
+        if (st.level < upTo)
+          for (auto [c, t] : llvm::enumerate(st.stateTypes)) {
+            Value a = resultArray(linalg::GenericOp(st.op).getResult(c), t);
+            auto loop = scf::ForOp::create(b, loc, cidx(b, loc, 0), width, cidx(b, loc, 1));
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(loop.getBody());
+            Value v = ws->loadResult(b, loc, si, c, keptIndex(loop.getInductionVar()));
+            memref::StoreOp::create(b, loc, toMemory(b, loc, v), a, ValueRange{loop.getInductionVar()});
+          }
+    // The kept environment of column i (inside a loop over i).
+    auto envOf = [&](Value i) {
+      PointEnv env;
+      env.keptIndex = keptIndex(i);
+      Value col = column(i);
+      for (unsigned j = 0; j < p_.numKept(); ++j)
+        env.kept[p_.keptArg(j)] = memref::LoadOp::create(b, loc, params_.kept[j], ValueRange{o, col});
+      for (auto [tensor, array] : resultArrays) {
+        Type t = cast<RankedTensorType>(tensor.getType()).getElementType();
+        env.kept[tensor] = fromMemory(b, loc, memref::LoadOp::create(b, loc, array, ValueRange{i}), t);
+      }
+      return env;
+    };
+    auto forColumns = [&](const std::function<void(Value)> &body) {
+      auto loop = scf::ForOp::create(b, loc, cidx(b, loc, 0), width, cidx(b, loc, 1));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      body(loop.getInductionVar());
+    };
+    auto forRows = [&](const std::function<void(Value)> &body) {
+      auto loop = scf::ForOp::create(b, loc, rbeg, rend, cidx(b, loc, 1));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      body(loop.getInductionVar());
+    };
+    auto writeRows = [&] {
+      SmallVector<unsigned> inputs = maskBits(p_.mapInputs, p_.numFull());
+      forRows([&](Value r) {
+        forColumns([&](Value i) {
+          PointEnv env = envOf(i);
+          SmallVector<Value> idx{o, r, column(i)};
+          for (unsigned in : inputs)
+            env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
+          env.reducedIndex = r;
+          memref::StoreOp::create(b, loc, eval_->valueAt(b, p_.result, env), params_.out, idx);
+        });
+      });
+    };
+    if (level == -2)
+      return writeRows();
+    unsigned from = whole ? 0 : level, to = whole ? p_.numLevels : level + 1;
+    for (unsigned l = from; l < to; ++l) {
+      LevelStates init = LevelStates::identity(b, loc, p_, p_.stagesAt(l));
+      SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages), p_.numFull());
+      SmallVector<Value> states;
+      for (Value v : init.values)
+        states.push_back(entryAlloca(b, loc, MemRefType::get({kHostTile}, memoryType(v.getType()))));
+      forColumns([&](Value i) {
+        for (auto [j, v] : llvm::enumerate(init.values))
+          memref::StoreOp::create(b, loc, toMemory(b, loc, v), states[j], ValueRange{i});
+      });
+      forRows([&](Value r) {
+        forColumns([&](Value i) {
+          LevelStates acc = init;
+          for (auto [j, v] : llvm::enumerate(acc.values))
+            v = fromMemory(b, loc, memref::LoadOp::create(b, loc, states[j], ValueRange{i}), v.getType());
+          PointEnv env = envOf(i);
+          SmallVector<Value> idx{o, r, column(i)};
+          for (unsigned in : inputs)
+            env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
+          env.reducedIndex = r;
+          LevelStates upd = acc.update(b, loc, *eval_, env);
+          for (auto [j, v] : llvm::enumerate(upd.values))
+            memref::StoreOp::create(b, loc, toMemory(b, loc, v), states[j], ValueRange{i});
+        });
+      });
+      // The level's results become kept values of the columns.
+      unsigned j = 0;
+      for (auto [n, si] : llvm::enumerate(init.stages))
+        for (auto [c, t] : llvm::enumerate(p_.stages[si].stateTypes)) {
+          Value a = states[j++];
+          if (!whole) {
+            forColumns([&](Value i) {
+              Value v = fromMemory(b, loc, memref::LoadOp::create(b, loc, a, ValueRange{i}), t);
+              Value slot = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, keptIndex(i), params_.split), s);
+              ws->storePartial(b, loc, si, c, slot, v);
+            });
+          } else {
+            resultArrays[linalg::GenericOp(p_.stages[si].op).getResult(c)] = a;
+          }
+        }
+      if (!whole)
+        return;
+    }
+    if (!p_.keptOutput)
+      return writeRows();
+    forColumns([&](Value i) {
+      PointEnv env = envOf(i);
+      memref::StoreOp::create(b, loc, eval_->valueAt(b, p_.result, env), params_.out, ValueRange{o, column(i)});
+    });
+  }
+
+  /// A kept element's chunk states, merged as a pairwise tree in place.
+  void combine(OpBuilder &b, Location loc, Value k, unsigned level) {
+    Workspace ws(b, loc, p_, params_.workspace, space_->keptExtent(), params_.split);
+    LevelStates init = LevelStates::identity(b, loc, p_, p_.stagesAt(level));
+    Value base = arith::MulIOp::create(b, loc, k, params_.split);
+    auto load = [&](Value slot) {
+      LevelStates s = init;
+      s.values.clear();
+      for (unsigned si : init.stages)
+        for (unsigned c = 0; c < p_.stages[si].stateTypes.size(); ++c)
+          s.values.push_back(ws.loadPartial(b, loc, si, c, slot));
+      return s;
+    };
+    auto store = [&](Value slot, const LevelStates &s) {
+      for (auto [i, si] : llvm::enumerate(s.stages))
+        for (auto [c, v] : llvm::enumerate(s.of(i)))
+          ws.storePartial(b, loc, si, c, slot, v);
+    };
+    // for (stride = 1; stride < split; stride *= 2)
+    //   for (i = 0; i + stride < split; i += 2 * stride) p[i] = merge(p[i], p[i + stride])
+    auto outer = scf::WhileOp::create(b, loc, TypeRange{b.getIndexType()}, ValueRange{cidx(b, loc, 1)});
+    {
+      OpBuilder::InsertionGuard g(b);
+      Block *before = b.createBlock(&outer.getBefore(), {}, {b.getIndexType()}, {loc});
+      scf::ConditionOp::create(b, loc,
+                               cmpIdx(b, loc, arith::CmpIPredicate::ult, before->getArgument(0), params_.split),
+                               before->getArguments());
+      Block *after = b.createBlock(&outer.getAfter(), {}, {b.getIndexType()}, {loc});
+      Value stride = after->getArgument(0);
+      Value twice = arith::MulIOp::create(b, loc, stride, cidx(b, loc, 2));
+      Value limit = arith::SubIOp::create(b, loc, params_.split, stride);
+      auto loop = scf::ForOp::create(b, loc, cidx(b, loc, 0), limit, twice);
+      {
+        OpBuilder::InsertionGuard gi(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value i = arith::AddIOp::create(b, loc, base, loop.getInductionVar());
+        Value j = arith::AddIOp::create(b, loc, i, stride);
+        store(i, load(i).merge(b, loc, load(j)));
+      }
+      scf::YieldOp::create(b, loc, ValueRange{twice});
+    }
+    LevelStates st = load(base);
+    for (auto [i, si] : llvm::enumerate(st.stages))
+      for (auto [c, v] : llvm::enumerate(st.of(i)))
+        ws.storeResult(b, loc, si, c, k, v);
+    if (p_.keptOutput && level + 1 == p_.numLevels) {
+      SmallVector<Value> coords;
+      PointEnv env = keptEnv(b, loc, k, coords);
+      ws.loadResults(b, loc, level, k, env);
+      bindResults(st, env);
+      memref::StoreOp::create(b, loc, eval_->valueAt(b, p_.result, env), params_.out, coords);
+    }
+  }
+
+  /// A stack array of the function (allocated in the entry block, so that
+  /// loops don't grow the stack).
+  Value entryAlloca(OpBuilder &b, Location loc, MemRefType type) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(entry_);
+    return memref::AllocaOp::create(b, loc, type);
+  }
+
+  const ReductionProgram &p_;
+  Layout layout_;
+  int64_t lanes_;
+  Block *entry_ = nullptr;
+  Params params_;
+  std::optional<Space> space_;
+  std::optional<ProgramEvaluator> eval_;
+};
+
+} // namespace
+
+void buildHost(OpBuilder &b, ModuleOp module, const ReductionProgram &p, Layout layout, StringRef name) {
+  HostBuilder(p, layout).build(b, module, name);
+}
+
+} // namespace kiln::reduction

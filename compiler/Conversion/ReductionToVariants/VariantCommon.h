@@ -1,0 +1,179 @@
+//===- VariantCommon.h - Shared pieces of reduction variants ----*- C++ -*-===//
+//
+// What every variant of a reduction kernel (docs/kernel-abi.md, "Reduction
+// kernels") is built from: its parameters for each operand layout, the
+// extents and kept coordinates of the iteration space, accumulator states
+// of a level's stages, the workspace of split reductions, and (GPU) the
+// shuffles and shared-memory trees that combine states across threads.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Analysis/ReductionProgram.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace kiln::reduction {
+
+/// How full operands are addressed.
+enum class Layout {
+  Rows,    ///< [kept, reduced], the reduced dimension contiguous
+  Cols,    ///< [outer, reduced, inner], the inner (kept) dimension contiguous
+  General, ///< [k0..k3, r0..r3], any strides
+};
+
+/// The suffix of a variant's symbols: "_rrows", "_rrowsw", "_rcols", "_rgeneral".
+std::string variantSuffix(Layout layout, bool warpRows = false);
+
+unsigned fullRank(Layout l);
+unsigned keptRank(Layout l);
+
+/// The parameter types of a variant (the same for its GPU and host forms).
+mlir::FunctionType variantSignature(const ReductionProgram &p, Layout layout);
+
+/// A variant's parameters, bound to the values of the function being built.
+struct Params {
+  llvm::SmallVector<mlir::Value> full, kept; ///< memrefs
+  mlir::Value out;
+  llvm::SmallVector<mlir::Value> scalars; ///< as stored
+  mlir::Value workspace;                  ///< memref<?xi8>
+  mlir::Value phase, level, split, flags; ///< index
+  mlir::Value first, count;               ///< index: the virtual blocks of this launch
+};
+
+/// Binds `args` (the entry block's arguments) as Params; the i32/i64 control
+/// parameters are cast to index.
+Params bindParams(mlir::OpBuilder &b, mlir::Location loc, const ReductionProgram &p, mlir::ValueRange args);
+
+/// The extents of the iteration space and the kept coordinates of a linear
+/// kept index, for one layout.
+class Space {
+public:
+  Space(mlir::OpBuilder &b, mlir::Location loc, Layout layout, const Params &params);
+  Layout layout() const { return layout_; }
+  mlir::Value keptExtent() const { return nk_; }
+  mlir::Value reducedExtent() const { return nr_; }
+  /// Cols: the outer and inner extents.
+  mlir::Value outer() const { return outer_; }
+  mlir::Value inner() const { return inner_; }
+  /// Coordinates of linear kept index `k` in kept operands.
+  llvm::SmallVector<mlir::Value> keptCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value k) const;
+  /// General: coordinates of linear reduced index `r` (the last four full dims).
+  llvm::SmallVector<mlir::Value> reducedCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r) const;
+
+private:
+  Layout layout_;
+  mlir::Value nk_, nr_, outer_, inner_;
+  llvm::SmallVector<mlir::Value> keptSizes_, reducedSizes_;
+};
+
+/// Index helpers.
+mlir::Value cidx(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+mlir::Value minIdx(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a, mlir::Value c);
+mlir::Value ceilDiv(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a, mlir::Value c);
+mlir::Value cmpIdx(mlir::OpBuilder &b, mlir::Location loc, mlir::arith::CmpIPredicate pred, mlir::Value a,
+                   mlir::Value c);
+/// flags & bit != 0
+mlir::Value flagSet(mlir::OpBuilder &b, mlir::Location loc, mlir::Value flags, int64_t bit);
+
+/// Runs `then` under `cond` (an scf.if without results).
+void ifThen(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond, const std::function<void()> &then);
+
+/// The states of the stages of one level: stage-major, component-minor,
+/// flattened so they can travel as scf.for iteration arguments.
+struct LevelStates {
+  const ReductionProgram *program = nullptr;
+  llvm::SmallVector<unsigned> stages;
+  llvm::SmallVector<mlir::Value> values;
+
+  /// Identity states of `stages`.
+  static LevelStates identity(mlir::OpBuilder &b, mlir::Location loc, const ReductionProgram &p,
+                              llvm::ArrayRef<unsigned> stages);
+  /// The same stages with other values (e.g. an scf.for's region arguments).
+  LevelStates with(mlir::ValueRange v) const;
+  /// The components of stage number `i` of this level.
+  mlir::ValueRange of(unsigned i) const;
+  llvm::SmallVector<mlir::Type> types() const;
+  /// Folds the element at `env` into every stage.
+  LevelStates update(mlir::OpBuilder &b, mlir::Location loc, ProgramEvaluator &eval, const PointEnv &env) const;
+  /// merge(this, other) for every stage (this holds the earlier elements).
+  LevelStates merge(mlir::OpBuilder &b, mlir::Location loc, const LevelStates &other) const;
+  /// Selects `other` where `cond` is false (keeps this where true).
+  LevelStates select(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond, const LevelStates &other) const;
+  /// Merges `lanes` pairwise (a tree in lane order).
+  static LevelStates mergeTree(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<LevelStates> lanes);
+};
+
+/// The full inputs any of `stages` reads (as a bit mask), and the full
+/// inputs of a mask as a list.
+std::uint64_t inputsOf(const ReductionProgram &p, llvm::ArrayRef<unsigned> stages);
+llvm::SmallVector<unsigned> maskBits(std::uint64_t mask, unsigned n);
+
+/// The workspace of split launches: for every stage and state component, an
+/// array of partial states [kept * split] and one of results [kept], each
+/// 16-byte aligned, in stage order (docs/kernel-abi.md).
+class Workspace {
+public:
+  Workspace(mlir::OpBuilder &b, mlir::Location loc, const ReductionProgram &p, mlir::Value ws, mlir::Value nk,
+            mlir::Value split);
+  mlir::Value loadPartial(mlir::OpBuilder &b, mlir::Location loc, unsigned stage, unsigned comp,
+                          mlir::Value slot) const;
+  void storePartial(mlir::OpBuilder &b, mlir::Location loc, unsigned stage, unsigned comp, mlir::Value slot,
+                    mlir::Value v) const;
+  mlir::Value loadResult(mlir::OpBuilder &b, mlir::Location loc, unsigned stage, unsigned comp, mlir::Value k) const;
+  void storeResult(mlir::OpBuilder &b, mlir::Location loc, unsigned stage, unsigned comp, mlir::Value k,
+                   mlir::Value v) const;
+  /// Loads the results of every stage below `level` at `k` into `env`.
+  void loadResults(mlir::OpBuilder &b, mlir::Location loc, unsigned level, mlir::Value k, PointEnv &env) const;
+
+private:
+  mlir::Value view(mlir::OpBuilder &b, mlir::Location loc, unsigned stage, unsigned comp, bool result) const;
+  const ReductionProgram &p_;
+  mlir::Value ws_;
+  /// Per (stage, component): byte offsets of the partial and result arrays
+  /// and their lengths.
+  llvm::SmallVector<llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>> offsets_;
+  mlir::Value partialLength_, resultLength_;
+};
+
+/// A state component as it lives in memory (i1 as i8) and back.
+mlir::Value toMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+mlir::Value fromMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type t);
+mlir::Type memoryType(mlir::Type t);
+
+/// Puts the stage results of `states` into `env` (kept values of the point).
+void bindResults(const LevelStates &states, PointEnv &env);
+
+//===----------------------------------------------------------------------===//
+// GPU
+//===----------------------------------------------------------------------===//
+
+/// gpu.shuffle of any state component (split into 32-bit words).
+mlir::Value shuffle(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Value offset,
+                    mlir::gpu::ShuffleMode mode);
+
+/// Merges the states of the 32 lanes of each warp into lane 0 (a tree:
+/// lane i takes lane i + 16, then i + 8, ...; deterministic).
+LevelStates warpReduce(mlir::OpBuilder &b, mlir::Location loc, const LevelStates &s, unsigned lanes = 32);
+
+/// Lane 0's states in every lane.
+LevelStates broadcastLane0(mlir::OpBuilder &b, mlir::Location loc, const LevelStates &s);
+
+/// Shared-memory buffers of one block reduce: per state component, 32 partial
+/// slots and one result slot (workgroup attributions of the gpu.func).
+struct BlockReduceBuffers {
+  llvm::SmallVector<mlir::Value> partial, result;
+};
+
+/// The workgroup memref types BlockReduceBuffers need for `stages`.
+llvm::SmallVector<mlir::Type> blockReduceBufferTypes(mlir::MLIRContext *ctx, const ReductionProgram &p,
+                                                     llvm::ArrayRef<unsigned> stages);
+
+/// Merges the states of all threads of a block of `warps` warps: warp trees,
+/// then warp 0 over the warps' results; every thread gets the result.
+/// `lane`/`warp` are the thread's lane and warp (index).
+LevelStates blockReduce(mlir::OpBuilder &b, mlir::Location loc, const LevelStates &s, unsigned warps,
+                        const BlockReduceBuffers &buf, mlir::Value lane, mlir::Value warp);
+
+} // namespace kiln::reduction

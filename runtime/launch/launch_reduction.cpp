@@ -1,0 +1,567 @@
+//===- runtime/launch/launch_reduction.cpp - Running a reduction kernel ---===//
+//
+// kiln::detail::launch_reduction: checks a call of a fused reduction kernel
+// against NumPy's rules (axes, broadcasting, empty reductions), checks that
+// its shapes fit the kernel's iteration space (else the caller's eager
+// fallback runs), allocates the output, folds the call's axes into kept and
+// reduced dimensions, picks a variant (rows, columns, general) and a
+// schedule (whole kept elements per block, or the reduced extent split over
+// blocks in partial/combine/output phases), and runs it on the host's thread
+// pool or a GPU. docs/runtime-launch.md, "Reduction kernels".
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/detail/reduction.hpp"
+#include "runtime/cuda/driver.hpp"
+#include "runtime/launch/gpu_launch.hpp"
+#include "runtime/parallel/thread_pool.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace kiln::detail {
+namespace {
+
+enum class layout { rows, cols, general };
+
+constexpr std::int64_t gpu_block = 256;
+/// Reduced elements one block of a split row takes (bounds each thread's
+/// sequential run: 64 per lane of its 4-wide vectors).
+constexpr std::int64_t gpu_chunk = 65536;
+/// Host: elements of a chunk of a split row, and the shortest row split.
+constexpr std::int64_t host_chunk = 65536;
+constexpr std::int64_t host_split_from = 1 << 17;
+/// Host `_rcols` tiles (HostVariants.cpp's kHostTile).
+constexpr std::int64_t host_tile = 64;
+
+std::string kernel_name(const reduction_kernel &k) { return k.name ? k.name : "<unnamed>"; }
+
+/// One expanded memref descriptor of rank <= 8.
+struct memref_fields {
+  void *allocated = nullptr;
+  void *aligned = nullptr;
+  std::int64_t offset = 0;
+  std::int64_t sizes[8] = {};
+  std::int64_t strides[8] = {};
+};
+
+/// The strides of `a` over `target` (a broadcast shape of equal or higher
+/// rank): 0 where `a` is broadcast or has no such axis.
+std::vector<std::int64_t> aligned_strides(const array_base &a, const shape &target) {
+  std::vector<std::int64_t> st(target.size(), 0);
+  const shape &s = a.shape();
+  const std::size_t lead = target.size() - s.size();
+  for (std::size_t d = 0; d < s.size(); ++d)
+    st[lead + d] = s[d] == target[lead + d] ? a.strides()[d] : 0;
+  return st;
+}
+
+/// Extent of `a` on axis `d` of a shape of rank `rank` (1 if `a` lacks it).
+std::int64_t extent_at(const array_base &a, std::size_t rank, std::size_t d) {
+  const std::size_t lead = rank - a.shape().size();
+  return d < lead ? 1 : a.shape()[d - lead];
+}
+
+/// A group of dimensions (kept or reduced) with every operand's strides.
+struct dims {
+  std::vector<std::int64_t> sizes;
+  std::vector<std::vector<std::int64_t>> strides; ///< [operand][dim]
+
+  /// Merges neighbours every operand walks as one dimension.
+  void coalesce() {
+    std::vector<std::int64_t> s;
+    std::vector<std::vector<std::int64_t>> st(strides.size());
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+      bool merge = !s.empty();
+      for (std::size_t j = 0; merge && j < strides.size(); ++j)
+        merge = st[j].back() == strides[j][d] * sizes[d];
+      if (merge) {
+        s.back() *= sizes[d];
+        for (std::size_t j = 0; j < strides.size(); ++j)
+          st[j].back() = strides[j][d];
+      } else {
+        s.push_back(sizes[d]);
+        for (std::size_t j = 0; j < strides.size(); ++j)
+          st[j].push_back(strides[j][d]);
+      }
+    }
+    sizes = std::move(s);
+    strides = std::move(st);
+  }
+  std::int64_t numel() const {
+    std::int64_t n = 1;
+    for (std::int64_t x : sizes)
+      n *= x;
+    return n;
+  }
+};
+
+/// Everything one call needs to run.
+struct call {
+  const reduction_kernel &k;
+  device dev;
+  std::vector<const array_base *> full;  ///< full inputs, then a full output
+  std::vector<const array_base *> kept;  ///< kept inputs, then a kept output
+  dims kd, rd;                           ///< kept dims (full and kept operands), reduced dims (full operands)
+  layout lay = layout::general;
+  std::int64_t nk = 1, nr = 1;
+  std::int64_t outer = 1, inner = 1; ///< cols
+};
+
+[[noreturn]] void throw_broadcast(std::span<const array_base *const> inputs) {
+  std::string msg = "operands could not be broadcast together with shapes";
+  for (const array_base *a : inputs)
+    msg += " " + to_string(a->shape());
+  throw shape_error(msg);
+}
+
+/// Checks counts, arrays, dtypes and devices; returns the device.
+device check_operands(const reduction_kernel &k, std::span<const array_base *const> inputs,
+                      std::span<const array_base *const> kept, std::span<const void *const> scalars) {
+  if (inputs.size() != k.num_inputs || kept.size() != k.num_kept_inputs || scalars.size() != k.num_scalars)
+    throw value_error("kernel " + kernel_name(k) + " takes " + std::to_string(k.num_inputs) + " inputs, " +
+                      std::to_string(k.num_kept_inputs) + " kept inputs and " + std::to_string(k.num_scalars) +
+                      " scalars; got " + std::to_string(inputs.size()) + ", " + std::to_string(kept.size()) +
+                      " and " + std::to_string(scalars.size()));
+  if (inputs.empty())
+    throw value_error("kernel " + kernel_name(k) + " has no full-space input");
+  device dev = inputs[0] ? inputs[0]->device() : device::host();
+  auto check = [&](const array_base *a, std::size_t i, std::size_t dtypeIndex) {
+    if (!a || !a->valid())
+      throw value_error("kernel " + kernel_name(k) + ": input " + std::to_string(i) +
+                        " is not an array (default-constructed or moved from)");
+    if (k.operand_dtypes && a->dtype() != k.operand_dtypes[dtypeIndex])
+      throw value_error("kernel " + kernel_name(k) + ": input " + std::to_string(i) + " has dtype " +
+                        std::string(name(a->dtype())) + " but the kernel takes " +
+                        std::string(name(k.operand_dtypes[dtypeIndex])));
+    if (a->device() != dev)
+      throw device_error("arrays are on different devices: " + dev.str() + " and " + a->device().str());
+  };
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    check(inputs[i], i, i);
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    check(kept[i], inputs.size() + i, inputs.size() + i);
+  for (std::size_t i = 0; i < scalars.size(); ++i)
+    if (!scalars[i])
+      throw value_error("kernel " + kernel_name(k) + ": scalar " + std::to_string(i) + " is a null pointer");
+  return dev;
+}
+
+/// The rank of the broadcast of the full inputs in `mask`.
+std::size_t rank_of(std::span<const array_base *const> inputs, std::uint64_t mask) {
+  std::size_t r = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (mask >> i & 1)
+      r = std::max(r, inputs[i]->shape().size());
+  return r;
+}
+
+/// Byte offsets of the workspace arrays, as VariantCommon.cpp's Workspace
+/// lays them out: per stage and component, partial [nk * split] then
+/// result [nk] elements, each 16-byte aligned. Returns the total size.
+std::int64_t workspace_bytes(const reduction_kernel &k, std::int64_t nk, std::int64_t split) {
+  std::int64_t offset = 0;
+  auto align16 = [](std::int64_t v) { return (v + 15) & ~std::int64_t(15); };
+  for (int s = 0; s < k.num_stages; ++s)
+    for (int c = 0; c < k.stages[s].num_components; ++c) {
+      std::int64_t bytes = k.stages[s].component_bytes[c];
+      offset = align16(offset) + nk * split * bytes;
+      offset = align16(offset) + nk * bytes;
+    }
+  return offset;
+}
+
+/// The parameters of one variant, packed as cuLaunchKernel's kernelParams.
+class packed_args {
+public:
+  packed_args(const call &c, std::span<const void *const> scalars, const array_base *workspace) {
+    const unsigned fr = c.lay == layout::rows ? 2 : c.lay == layout::cols ? 3 : 8;
+    const unsigned kr = c.lay == layout::rows ? 1 : c.lay == layout::cols ? 2 : 4;
+    fields_.resize(c.full.size() + c.kept.size() + 1);
+    std::size_t f = 0;
+    // Full operands: inputs first, then a full output; kept likewise. The
+    // kernel ABI orders inputs, kept inputs, then the output.
+    const std::size_t numFullInputs = c.k.num_inputs, numKeptInputs = c.k.num_kept_inputs;
+    auto fill = [&](const array_base *a, std::size_t op, bool isFull) {
+      memref_fields &m = fields_[f++];
+      m.allocated = m.aligned = a->data();
+      const dims &kd = c.kd;
+      std::int64_t *sz = m.sizes, *st = m.strides;
+      const std::vector<std::int64_t> &ks = isFull ? kd.strides[op] : kd.strides[c.full.size() + op];
+      if (c.lay == layout::rows) {
+        sz[0] = kd.sizes.empty() ? 1 : kd.sizes[0];
+        st[0] = kd.sizes.empty() ? 0 : ks[0];
+        if (isFull) {
+          sz[1] = c.rd.sizes[0];
+          st[1] = c.rd.strides[op][0];
+        }
+      } else if (c.lay == layout::cols) {
+        const bool two = kd.sizes.size() == 2;
+        sz[0] = two ? kd.sizes[0] : 1;
+        st[0] = two ? ks[0] : 0;
+        const std::int64_t innerSize = kd.sizes.back(), innerStride = ks.back();
+        if (isFull) {
+          sz[1] = c.rd.sizes[0];
+          st[1] = c.rd.strides[op][0];
+          sz[2] = innerSize;
+          st[2] = innerStride;
+        } else {
+          sz[1] = innerSize;
+          st[1] = innerStride;
+        }
+      } else {
+        // Leading kept (and reduced) dimensions pad with size 1.
+        const std::size_t nkd = kd.sizes.size(), nrd = c.rd.sizes.size();
+        for (unsigned d = 0; d < 4; ++d) {
+          const bool real = d >= 4 - nkd;
+          sz[d] = real ? kd.sizes[d - (4 - nkd)] : 1;
+          st[d] = real ? ks[d - (4 - nkd)] : 0;
+          if (isFull) {
+            const bool rreal = d >= 4 - nrd;
+            sz[4 + d] = rreal ? c.rd.sizes[d - (4 - nrd)] : 1;
+            st[4 + d] = rreal ? c.rd.strides[op][d - (4 - nrd)] : 0;
+          }
+        }
+      }
+      args_.push_back(&m.allocated);
+      args_.push_back(&m.aligned);
+      args_.push_back(&m.offset);
+      const unsigned rank = isFull ? fr : kr;
+      for (unsigned d = 0; d < rank; ++d)
+        args_.push_back(&m.sizes[d]);
+      for (unsigned d = 0; d < rank; ++d)
+        args_.push_back(&m.strides[d]);
+    };
+    for (std::size_t i = 0; i < numFullInputs; ++i)
+      fill(c.full[i], i, true);
+    for (std::size_t i = 0; i < numKeptInputs; ++i)
+      fill(c.kept[i], i, false);
+    if (c.k.kept_output)
+      fill(c.kept.back(), c.kept.size() - 1, false);
+    else
+      fill(c.full.back(), c.full.size() - 1, true);
+    for (const void *s : scalars)
+      args_.push_back(const_cast<void *>(s));
+    memref_fields &ws = fields_[f];
+    ws.allocated = ws.aligned = workspace ? workspace->data() : nullptr;
+    ws.sizes[0] = workspace ? workspace->size() : 0;
+    ws.strides[0] = 1;
+    args_.push_back(&ws.allocated);
+    args_.push_back(&ws.aligned);
+    args_.push_back(&ws.offset);
+    args_.push_back(&ws.sizes[0]);
+    args_.push_back(&ws.strides[0]);
+    for (std::int32_t *p : {&phase, &level, &split, &flags})
+      args_.push_back(p);
+    args_.push_back(&first);
+    args_.push_back(&count);
+  }
+
+  void **data() { return args_.data(); }
+  std::size_t size() const { return args_.size(); }
+
+  std::int32_t phase = 0, level = 0, split = 1, flags = 0;
+  std::int64_t first = 0, count = 0;
+
+private:
+  std::vector<memref_fields> fields_;
+  std::vector<void *> args_;
+};
+
+/// Whether every full operand's vector accesses are aligned in this layout.
+bool vectors_aligned(const call &c) {
+  const std::int64_t width = std::max<int>(c.k.vector_width, 1);
+  if (width <= 1)
+    return false;
+  for (std::size_t j = 0; j < c.full.size(); ++j) {
+    const std::int64_t item = static_cast<std::int64_t>(itemsize(c.full[j]->dtype()));
+    const std::int64_t align = width * item;
+    if (reinterpret_cast<std::uintptr_t>(c.full[j]->data()) % align)
+      return false;
+    auto ok = [&](std::int64_t stride) { return (stride * item) % align == 0; };
+    if (c.lay == layout::rows) {
+      if (!c.kd.sizes.empty() && !ok(c.kd.strides[j][0]))
+        return false;
+    } else if (c.lay == layout::cols) {
+      if (c.kd.sizes.size() == 2 && !ok(c.kd.strides[j][0]))
+        return false;
+      if (!ok(c.rd.strides[j][0]))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// Builds kept and reduced dimensions and picks the layout; false if none
+/// fits (more than four non-mergeable dimensions of either kind).
+bool plan_layout(call &c, const shape &S, std::uint64_t A, const shape &keptShape, bool keepdims) {
+  const std::size_t rank = S.size();
+  const std::size_t numFull = c.full.size(), numKept = c.kept.size();
+  std::vector<std::vector<std::int64_t>> fullStrides(numFull), keptStrides(numKept);
+  for (std::size_t j = 0; j < numFull; ++j)
+    fullStrides[j] = aligned_strides(*c.full[j], S);
+  for (std::size_t j = 0; j < numKept; ++j)
+    keptStrides[j] = aligned_strides(*c.kept[j], keptShape);
+  c.kd.strides.assign(numFull + numKept, {});
+  c.rd.strides.assign(numFull, {});
+  std::size_t keptPos = 0; // position of the next kept dim in keptShape
+  for (std::size_t d = 0; d < rank; ++d) {
+    const bool reduced = A >> d & 1;
+    if (reduced) {
+      if (keepdims)
+        ++keptPos;
+      if (S[d] == 1)
+        continue;
+      c.rd.sizes.push_back(S[d]);
+      for (std::size_t j = 0; j < numFull; ++j)
+        c.rd.strides[j].push_back(fullStrides[j][d]);
+      continue;
+    }
+    const std::size_t kp = keptPos++;
+    if (S[d] == 1)
+      continue;
+    c.kd.sizes.push_back(S[d]);
+    for (std::size_t j = 0; j < numFull; ++j)
+      c.kd.strides[j].push_back(fullStrides[j][d]);
+    for (std::size_t j = 0; j < numKept; ++j)
+      c.kd.strides[numFull + j].push_back(keptStrides[j][kp]);
+  }
+  c.kd.coalesce();
+  c.rd.coalesce();
+  c.nk = c.kd.numel();
+  c.nr = c.rd.numel();
+  if (c.rd.sizes.empty()) { // nothing reduced (axes {} or size-1 axes): one element
+    c.rd.sizes.push_back(1);
+    for (auto &st : c.rd.strides)
+      st.push_back(1);
+  }
+  const bool oneReduced = c.rd.sizes.size() == 1;
+  bool rows = oneReduced && c.kd.sizes.size() <= 1;
+  for (std::size_t j = 0; rows && j < numFull; ++j)
+    rows = c.rd.sizes[0] == 1 || c.rd.strides[j][0] == 1;
+  if (rows) {
+    c.lay = layout::rows;
+    return true;
+  }
+  bool cols = oneReduced && !c.kd.sizes.empty() && c.kd.sizes.size() <= 2;
+  for (std::size_t j = 0; cols && j < numFull; ++j)
+    cols = c.kd.strides[j].back() == 1;
+  if (cols) {
+    c.lay = layout::cols;
+    c.inner = c.kd.sizes.back();
+    c.outer = c.kd.sizes.size() == 2 ? c.kd.sizes[0] : 1;
+    return true;
+  }
+  if (c.kd.sizes.size() <= 4 && c.rd.sizes.size() <= 4) {
+    c.lay = layout::general;
+    return true;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+/// One launch: `units` virtual blocks of `phase` (and `level`).
+struct launcher {
+  call &c;
+  packed_args &args;
+  int gpu = -1; ///< GPU ordinal, or -1 for the host
+  void *stream = nullptr;
+
+  const char *suffix(bool warp) const {
+    switch (c.lay) {
+    case layout::rows:
+      return warp ? "_rrowsw" : "_rrows";
+    case layout::cols:
+      return "_rcols";
+    case layout::general:
+      return "_rgeneral";
+    }
+    return "";
+  }
+
+  void run(reduction_phase phase, int level, std::int64_t blocks, bool warp = false) {
+    if (blocks <= 0)
+      return;
+    args.phase = static_cast<std::int32_t>(phase);
+    args.level = level;
+    if (gpu >= 0) {
+      args.first = 0;
+      args.count = blocks;
+      const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(blocks, 0x7fffffff));
+      const int slot = c.lay == layout::rows ? (warp ? 1 : 0) : c.lay == layout::cols ? 2 : 3;
+      launch::kernel_image image{&c.k, c.k.name, c.k.ptx, c.k.fatbin, c.k.fatbin_size};
+      launch::launch_entry(image, gpu, slot, suffix(warp), grid, gpu_block, 0, args.data(), stream);
+      return;
+    }
+    const host_kernel_fn fn = c.k.host[c.lay == layout::rows ? 0 : c.lay == layout::cols ? 1 : 2];
+    if (!fn)
+      throw kiln::error("kernel " + kernel_name(c.k) + " was built without host variants");
+    // Each task gets its own copy of the parameters with its block range.
+    const std::size_t n = args.size();
+    parallel::parallel_for(blocks, 1, [&](std::int64_t begin, std::int64_t end) {
+      std::vector<void *> mine(args.data(), args.data() + n);
+      std::int64_t first = begin, count = end - begin;
+      mine[n - 2] = &first;
+      mine[n - 1] = &count;
+      fn(mine.data());
+    });
+  }
+};
+
+} // namespace
+
+bool launch_reduction(const reduction_kernel &k, std::span<const array_base *const> inputs,
+                      std::span<const array_base *const> keptInputs, std::span<const void *const> scalars,
+                      const axes &ax, bool keepdims, array_base &out) {
+  const device dev = check_operands(k, inputs, keptInputs, scalars);
+  if (k.single_axis && !ax.is_all() && ax.list().size() != 1)
+    return false; // NumPy's error comes from the eager form
+
+  // The full space: the broadcast of the full inputs.
+  std::size_t rank = 0;
+  for (const array_base *a : inputs)
+    rank = std::max(rank, a->shape().size());
+  shape S = shape::filled(rank, 1);
+  for (const array_base *a : inputs) {
+    const std::size_t lead = rank - a->shape().size();
+    for (std::size_t d = 0; d < a->shape().size(); ++d) {
+      const std::int64_t n = a->shape()[d];
+      std::int64_t &o = S[lead + d];
+      if (n == o || n == 1)
+        continue;
+      if (o != 1)
+        throw_broadcast(inputs);
+      o = n;
+    }
+  }
+
+  // The reduced axes, as NumPy numbers them for each stage's operand (whose
+  // rank may be lower), aligned to S; every stage must reduce the same.
+  std::uint64_t A = 0;
+  for (int j = 0; j < k.num_stages; ++j) {
+    const std::size_t r = rank_of(inputs, k.stages[j].full_inputs);
+    const std::uint64_t mask = normalize_axes(ax, static_cast<std::int64_t>(r)) << (rank - r);
+    if (j > 0 && mask != A)
+      return false;
+    A = mask;
+  }
+  // No stage may see a broadcast along a reduced axis, nor may the output
+  // map (NumPy would then reduce or write fewer elements).
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (!(A >> d & 1) || S[d] == 1)
+      continue;
+    for (int j = 0; j < k.num_stages; ++j) {
+      std::int64_t e = 1;
+      for (std::size_t i = 0; i < inputs.size(); ++i)
+        if (k.stages[j].full_inputs >> i & 1)
+          e = std::max(e, extent_at(*inputs[i], rank, d));
+      if (e != S[d])
+        return false;
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if ((k.map_inputs >> i & 1) && extent_at(*inputs[i], rank, d) != S[d])
+        return false;
+  }
+  // The kept shape (NumPy's result shape of the reductions).
+  shape keptShape;
+  std::int64_t nk = 1, nr = 1;
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (A >> d & 1) {
+      nr *= S[d];
+      if (keepdims)
+        keptShape.push_back(1);
+    } else {
+      nk *= S[d];
+      keptShape.push_back(S[d]);
+    }
+  }
+  for (const array_base *a : keptInputs) {
+    if (a->shape().size() > keptShape.size())
+      return false;
+    const std::size_t lead = keptShape.size() - a->shape().size();
+    for (std::size_t d = 0; d < a->shape().size(); ++d)
+      if (a->shape()[d] != 1 && a->shape()[d] != keptShape[lead + d])
+        return false;
+  }
+  if (nr == 0 && nk > 0 && k.empty_error)
+    throw value_error(k.empty_error);
+
+  const dtype outType = k.operand_dtypes[k.num_inputs + k.num_kept_inputs];
+  out = detail::empty(outType, k.kept_output ? keptShape : S, dev);
+  if (out.size() == 0)
+    return true;
+
+  call c{k, dev, {}, {}, {}, {}};
+  c.full.assign(inputs.begin(), inputs.end());
+  c.kept.assign(keptInputs.begin(), keptInputs.end());
+  (k.kept_output ? c.kept : c.full).push_back(&out);
+  if (!plan_layout(c, S, A, keptShape, keepdims))
+    return false; // more than four non-mergeable dimensions: the eager form
+
+  // The schedule: whole kept elements per block, or a split reduced extent.
+  std::int64_t split = 1;
+  bool warp = false;
+  int gpu = -1;
+  void *stream = nullptr;
+  std::int64_t units = c.nk; // virtual blocks of the whole phase
+  const std::int64_t tiles =
+      c.lay == layout::cols ? c.outer * ((c.inner + (dev.is_host() ? host_tile : 32 * std::max<int>(k.vector_width, 1)) - 1) /
+                                         (dev.is_host() ? host_tile : 32 * std::max<int>(k.vector_width, 1)))
+                            : 0;
+  if (!dev.is_host()) {
+    gpu = dev.index();
+    cuda::make_current(gpu);
+    stream = kiln::stream::current(dev).native_handle();
+    const std::int64_t target = 4 * launch::multiprocessor_count(gpu);
+    if (c.lay == layout::rows) {
+      warp = c.nr <= 1024;
+      if (!warp && c.nk < target && c.nr >= 2 * gpu_chunk)
+        split = std::max((target + c.nk - 1) / c.nk, (c.nr + gpu_chunk - 1) / gpu_chunk);
+      units = warp ? (c.nk + 7) / 8 : c.nk;
+    } else if (c.lay == layout::cols) {
+      units = tiles;
+      if (tiles < target && c.nr >= 1024)
+        split = std::min<std::int64_t>((target + tiles - 1) / tiles, c.nr / 64);
+    } else {
+      units = (c.nk + 7) / 8;
+    }
+  } else {
+    // Host: the split depends only on the shape, so the bits never depend
+    // on the number of threads.
+    if (c.lay == layout::rows && c.nk < 64 && c.nr >= host_split_from)
+      split = (c.nr + host_chunk - 1) / host_chunk;
+    if (c.lay == layout::cols) {
+      units = tiles;
+      if (tiles < 16 && c.nr >= host_split_from)
+        split = std::min<std::int64_t>(64, c.nr / 1024);
+    }
+  }
+  split = std::max<std::int64_t>(split, 1);
+
+  array_base workspace;
+  if (split > 1)
+    workspace = detail::empty(dtype::uint8, shape{workspace_bytes(k, c.nk, split)}, dev);
+  packed_args args(c, scalars, split > 1 ? &workspace : nullptr);
+  args.split = static_cast<std::int32_t>(split);
+  args.flags = vectors_aligned(c) ? reduction_vectors : 0;
+  launcher run{c, args, gpu, stream};
+  if (split == 1) {
+    run.run(reduction_phase::whole, 0, units, warp);
+    return true;
+  }
+  const std::int64_t splitUnits = (c.lay == layout::cols ? tiles : c.nk) * split;
+  const std::int64_t combineUnits = c.lay == layout::cols && gpu >= 0 ? (c.nk + gpu_block - 1) / gpu_block : c.nk;
+  for (int level = 0; level < k.num_levels; ++level) {
+    run.run(reduction_phase::partial, level, splitUnits);
+    run.run(reduction_phase::combine, level, combineUnits);
+  }
+  if (!k.kept_output)
+    run.run(reduction_phase::output, 0, splitUnits);
+  return true;
+}
+
+} // namespace kiln::detail
