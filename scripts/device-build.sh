@@ -17,5 +17,9 @@ for src in examples/*.cpp; do # examples are built as <name>
   cp "$build/examples/$name" ".carry/bin/example_$name"
 done
 strip .carry/bin/* 2>/dev/null || true
+# The benchmarks device-check.sh runs (with benchmarks/*.py, which travel with the tree).
+for b in bench_elementwise bench_reductions bench_host_reductions bench_runtime bench_launch_overhead; do
+  [ -x ".carry/bin/$b" ] || { echo "device-build: $b was not built" >&2; exit 1; }
+done
 du -sh .carry
 ls .carry/bin

@@ -3,7 +3,9 @@
 # gathered in .carry/bin: every unit test (GPU tests included), the examples
 # (each checks itself against a float64 reference), compute-sanitizer memcheck
 # on the examples and GPU tests, then the benchmarks side by side with CuPy and
-# PyTorch. Ends with a short table. Usage: scripts/device-check.sh [--no-bench]
+# PyTorch, and the host backend's reductions beside NumPy. Ends with a short
+# table. Usage: scripts/device-check.sh [--no-bench | --bench-only]
+# (PEERS_NO_COMPILE=1 skips torch.compile in peers_reductions.py.)
 set -u
 cd "$(dirname "$0")/.."
 out=/tmp/kiln-device # logs; a summary is copied to $OUT (device tool) at the end
@@ -15,10 +17,16 @@ run() { # name, command...
   local name=$1; shift
   if "$@" >"$out/$name.log" 2>&1; then status+=("PASS  $name"); else status+=("FAIL  $name"); fail=1; tail -20 "$out/$name.log"; fi
 }
+bench() { # name, command...: output shown and kept in $out/name.jsonl; a nonzero exit (a failed check) fails
+  local name=$1; shift
+  "$@" 2>&1 | tee "$out/$name.jsonl"
+  if [ "${PIPESTATUS[0]}" -eq 0 ]; then status+=("PASS  bench.$name"); else status+=("FAIL  bench.$name"); fail=1; fi
+}
 
 nvidia-smi -L || true
 export KILN_DEVICE=${KILN_DEVICE:-cuda}
 
+if [ "${1:-}" != "--bench-only" ]; then
 for t in "$bin"/unit_*; do
   [ -x "$t" ] && run "$(basename "$t")" "$t" --gtest_brief=1
 done
@@ -39,12 +47,19 @@ if command -v compute-sanitizer >/dev/null; then
       --gtest_brief=1 --gtest_filter='*Gpu*:*GPU*:*Cuda*:*CUDA*'
   done
 fi
+fi # --bench-only
 
 if [ "${1:-}" != "--no-bench" ]; then
   [ -x "$bin/bench_launch_overhead" ] && "$bin/bench_launch_overhead" | tee "$out/launch.jsonl"
   [ -x "$bin/bench_elementwise" ] && "$bin/bench_elementwise" | tee "$out/kiln_elementwise.jsonl"
   [ -x "$bin/bench_runtime" ] && "$bin/bench_runtime" | tee "$out/kiln_runtime.jsonl"
   PYTHONUNBUFFERED=1 python3 benchmarks/peers.py | tee "$out/peers.jsonl"
+  # Reductions: Kiln (checked against float64 references) and its peers on the GPU, then the host
+  # backend beside NumPy on this machine's cores.
+  [ -x "$bin/bench_reductions" ] && bench kiln_reductions "$bin/bench_reductions"
+  bench peers_reductions env PYTHONUNBUFFERED=1 python3 benchmarks/peers_reductions.py
+  [ -x "$bin/bench_host_reductions" ] && bench host_kiln env KILN_DEVICE=host "$bin/bench_host_reductions"
+  bench host_peers env PYTHONUNBUFFERED=1 python3 benchmarks/host_peers.py
   python3 benchmarks/report.py "$out"/*.jsonl | tee "$out/report.md"
 fi
 

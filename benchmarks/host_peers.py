@@ -1,0 +1,63 @@
+# NumPy beside Kiln's host backend (host_reductions.cpp) on the same machine:
+# the same reductions and sizes, float32, median milliseconds of several runs
+# (time.perf_counter), one JSON line per measurement (suite "host", with
+# "workload" and "impl" for report.py). NumPy code as a user writes it: the
+# softmax and layer norm write their temporaries.
+import json, os, time
+import numpy as np
+
+REPS, WARMUP = 15, 2
+
+
+def median_ms(f, reps=REPS, warmup=WARMUP):
+    for _ in range(warmup):
+        f()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts)) * 1e3
+
+
+def emit(workload, ms, nbytes):
+    gbps = nbytes / (ms * 1e-3) / 1e9 if nbytes else 0.0
+    print(json.dumps(dict(suite="host", name=f"numpy {workload}", ms=ms, bytes=nbytes, gbps=round(gbps, 2),
+                          workload=workload, impl="numpy", cpus=os.cpu_count())), flush=True)
+
+
+def softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def layer_norm(x, g, b, eps=np.float32(1e-5)):
+    mu = x.mean(-1, keepdims=True)
+    var = x.var(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * g + b
+
+
+rng = np.random.default_rng(1)
+R = C = 4096
+n = R * C
+x = rng.random((R, C), dtype=np.float32)
+y = rng.random((R, C), dtype=np.float32)
+emit("sum(x*y,-1) 4k x 4k", median_ms(lambda: np.sum(x * y, -1)), 2 * n * 4 + R * 4)
+emit("mean(axis=0) 4k x 4k", median_ms(lambda: x.mean(0)), n * 4 + C * 4)
+del y
+m = 1 << 24
+v = rng.random(m, dtype=np.float32)
+emit("sum() 2^24", median_ms(lambda: v.sum()), m * 4)
+del v
+x = (rng.standard_normal((R, C), dtype=np.float32) * np.float32(2) + np.float32(0.5))
+emit("argmax rows 4k x 4k", median_ms(lambda: x.argmax(-1)), n * 4 + R * 8)
+emit("L2 norm rows 4k x 4k", median_ms(lambda: np.linalg.norm(x, axis=-1)), n * 4 + R * 4)
+x = rng.standard_normal((R, C), dtype=np.float32) * np.float32(3) + np.float32(100)
+emit("var rows 4k x 4k", median_ms(lambda: x.var(-1)), n * 4 + R * 4)
+x = rng.standard_normal((R, C), dtype=np.float32) * np.float32(3)
+emit("softmax rows 4k x 4k", median_ms(lambda: softmax(x)), 2 * n * 4)
+g = rng.standard_normal(C, dtype=np.float32) * np.float32(0.5) + np.float32(1)
+b = rng.standard_normal(C, dtype=np.float32)
+x = rng.standard_normal((R, C), dtype=np.float32) * np.float32(2) + np.float32(1)
+emit("layer norm rows 4k x 4k", median_ms(lambda: layer_norm(x, g, b)), 2 * n * 4 + 2 * C * 4)
+print(json.dumps(dict(suite="host", name="versions", numpy=np.__version__, cpus=os.cpu_count())), flush=True)
