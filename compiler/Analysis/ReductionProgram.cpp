@@ -105,7 +105,9 @@ unsigned ReductionProgram::vectorWidth() const {
       return 1;
     widest = std::max(widest, std::max(1u, t.getIntOrFloatBitWidth() / 8));
   }
-  return 16 / widest;
+  // At most 4 lanes: each lane clones the whole body, and narrow types gain
+  // little from more (a warp still reads 128 contiguous bytes or more).
+  return std::min(16 / widest, 4u);
 }
 
 FailureOr<ReductionProgram> analyzeReductionProgram(func::FuncOp func) {

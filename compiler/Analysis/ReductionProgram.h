@@ -49,8 +49,8 @@ struct ReductionProgram {
   int stageOf(mlir::Value v, unsigned *component = nullptr) const;
   /// The stages of one level, in order.
   llvm::SmallVector<unsigned> stagesAt(unsigned level) const;
-  /// Elements per 16-byte vector access of the full operands (1 with a
-  /// complex operand).
+  /// Elements per vector access of the full operands: 16 bytes over the
+  /// widest, at most 4 (1 with a complex operand).
   unsigned vectorWidth() const;
 };
 

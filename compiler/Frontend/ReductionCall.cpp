@@ -72,17 +72,19 @@ bool isRecordNamed(QualType t, llvm::StringRef name) {
 }
 
 /// Fills the arguments after the operand: (axes, keepdims), var/std's
-/// (axes, ddof, keepdims) and norm's (ord, axes, keepdims).
+/// (axes, ddof, keepdims) and norm's (ord, axes, keepdims). `rest` are the
+/// arguments after the operand, whose parameter in `fd` is `operandParam`.
 void takeArguments(ReductionCall &call, const FunctionDecl *fd, llvm::ArrayRef<const Expr *> rest,
-                   unsigned firstParam) {
+                   unsigned operandParam) {
   auto at = [&](unsigned i) -> const Expr * { return i < rest.size() ? given(rest[i]) : nullptr; };
   unsigned next = 0;
   if (call.kind == ReduceKind::Norm)
     call.order = at(next++);
+  unsigned axesParam = operandParam + 1 + next;
   call.axes = at(next++);
   bool withDdof = (call.kind == ReduceKind::Var || call.kind == ReduceKind::Std) &&
-                  fd->getNumParams() > firstParam + 1 &&
-                  isRecordNamed(fd->getParamDecl(firstParam + 1)->getType(), "ddof");
+                  fd->getNumParams() > axesParam + 1 &&
+                  isRecordNamed(fd->getParamDecl(axesParam + 1)->getType(), "ddof");
   if (withDdof)
     call.ddof = at(next++);
   call.keepdims = at(next++);

@@ -181,10 +181,17 @@ private:
       SmallVector<Type> types;
       for (Value v : loop.getRegionIterArgs())
         types.push_back(v.getType());
+      // One-lane tiles (complex operands) have no vector path.
+      if (width_ == 1)
+        vecOk = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
       auto branch = scf::IfOp::create(b, loc, types, vecOk, /*withElseRegion=*/true);
       for (bool vector : {true, false}) {
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(vector ? branch.thenBlock() : branch.elseBlock());
+        if (vector && width_ == 1) {
+          scf::YieldOp::create(b, loc, loop.getRegionIterArgs());
+          continue;
+        }
         SmallVector<SmallVector<Value>> elems = loadRow(b, loc, ln, inputs, r, vector);
         SmallVector<Value> next;
         for (unsigned lane = 0; lane < width_; ++lane) {
@@ -266,6 +273,8 @@ private:
     Value r = loop.getInductionVar();
     auto branch = scf::IfOp::create(b, loc, vecOk, /*withElseRegion=*/true);
     for (bool vector : {true, false}) {
+      if (vector && width_ == 1)
+        continue; // one-lane tiles (complex operands): scalar stores only
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(vector ? branch.thenBlock() : branch.elseBlock());
       SmallVector<SmallVector<Value>> elems = loadRow(b, loc, ln, inputs, r, vector);

@@ -82,7 +82,9 @@ public:
       return cmpIdx(b, loc, arith::CmpIPredicate::eq, params_.phase, cidx(b, loc, int64_t(ph)));
     };
     ifThen(b, loc, phaseIs(reduction_phase::whole), [&] { forEachUnit(b, loc, nk, [&](Value k) { whole(b, loc, k); }); });
-    if (layout_ == Layout::Rows) {
+    // Split phases: the block variant of rows (warps and general take whole
+    // kept elements only).
+    if (layout_ == Layout::Rows && group_ == kBlock) {
       ifThen(b, loc, phaseIs(reduction_phase::partial), [&] {
         forEachLevel(b, loc, [&](unsigned l) { forEachUnit(b, loc, units, [&](Value u) { partial(b, loc, u, l); }); });
       });

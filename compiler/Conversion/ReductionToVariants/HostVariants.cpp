@@ -34,6 +34,7 @@ class HostBuilder {
 public:
   HostBuilder(const ReductionProgram &p, Layout layout)
       : p_(p), layout_(layout), lanes_(layout == Layout::Rows ? 2 * p.vectorWidth() : 1) {}
+  // (2 vectors a step: at most 8 lanes, see ReductionProgram::vectorWidth.)
 
   void build(OpBuilder &b, ModuleOp module, StringRef name) {
     b.setInsertionPointToEnd(module.getBody());
