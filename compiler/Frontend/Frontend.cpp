@@ -222,8 +222,15 @@ private:
     return Lexer::makeFileCharRange(CharSourceRange::getTokenRange(range), sm_, ctxAST_.getLangOpts());
   }
 
-  /// Source text of `e` with the rewrites made so far.
-  std::string textOf(const Expr *e) { return rewriter_.getRewrittenText(fileRange(e->getSourceRange())); }
+  /// Source text of `e` with the rewrites made so far. A variable is the
+  /// same at every use: its original text (a shared leaf's first use may lie
+  /// in text another group already replaced).
+  std::string textOf(const Expr *e) {
+    CharSourceRange r = fileRange(e->getSourceRange());
+    if (isa<DeclRefExpr>(e))
+      return Lexer::getSourceText(r, sm_, ctxAST_.getLangOpts()).str();
+    return rewriter_.getRewrittenText(r);
+  }
 
   /// Replaces `range` by `text`, padding with newlines so that the lines
   /// after it keep their numbers (the #line at the top then holds).

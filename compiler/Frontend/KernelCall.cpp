@@ -149,10 +149,11 @@ std::string reductionCall(const FusedGroup &g, const std::string &outType, const
   std::string s = "[](";
   for (const Node *p : params)
     s += "const auto &" + names[p] + ", ";
-  s += "const ::kiln::axes &__kiln_ax, bool __kiln_kd) -> " + arrayType + " {\n";
-  s += "  return ::kiln::detail::call_reduction<" + outType + ">(" + kernelRef + ", " + full + ", " + kept + ", " +
-       scalars + ", __kiln_ax, __kiln_kd,\n";
-  s += "      [&]() -> " + arrayType + " { return " + FallbackWriter(g, names).text(*g.rootNode) + "; });\n";
+  // One line: the rewritten source keeps the original's line numbers.
+  s += "const ::kiln::axes &__kiln_ax, bool __kiln_kd) -> " + arrayType + " { ";
+  s += "return ::kiln::detail::call_reduction<" + outType + ">(" + kernelRef + ", " + full + ", " + kept + ", " +
+       scalars + ", __kiln_ax, __kiln_kd, ";
+  s += "[&]() -> " + arrayType + " { return " + FallbackWriter(g, names).text(*g.rootNode) + "; }); ";
   s += "}(";
   for (const Node *p : params)
     s += leafText(*p, textOf) + ", ";

@@ -109,13 +109,6 @@ struct call {
   std::int64_t outer = 1, inner = 1; ///< cols
 };
 
-[[noreturn]] void throw_broadcast(std::span<const array_base *const> inputs) {
-  std::string msg = "operands could not be broadcast together with shapes";
-  for (const array_base *a : inputs)
-    msg += " " + to_string(a->shape());
-  throw shape_error(msg);
-}
-
 /// Checks counts, arrays, dtypes and devices; returns the device.
 device check_operands(const reduction_kernel &k, std::span<const array_base *const> inputs,
                       std::span<const array_base *const> kept, std::span<const void *const> scalars) {
@@ -434,7 +427,7 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
       if (n == o || n == 1)
         continue;
       if (o != 1)
-        throw_broadcast(inputs);
+        return false; // NumPy may still accept it (0-d results), else the eager form raises
       o = n;
     }
   }
