@@ -33,18 +33,24 @@ void printFusionReport(llvm::raw_ostream &os, const std::string &source,
   auto plural = [](unsigned n, const char *one, const char *many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
-  constexpr size_t numColumns = 6;
+  // "reduces": what a reduction kernel reduces over; "bytes/element":
+  // bytes read and written per element of the iteration space (plus, for
+  // reductions, per element of the kept space: kept inputs and outputs).
+  constexpr size_t numColumns = 7;
   using Row = std::array<std::string, numColumns>;
   std::vector<Row> rows;
-  rows.push_back(
-      {"location", "function", "kernel", "fused", "inputs", "bytes/element"});
+  rows.push_back({"location", "function", "kernel", "fused", "inputs", "reduces",
+                  "bytes/element"});
   for (const frontend::FusionRecord &r : records) {
     std::string inputs = plural(r.numInputs, "array", "arrays");
     if (r.numScalars)
       inputs += " + " + plural(r.numScalars, "scalar", "scalars");
+    std::string bytes = std::to_string(r.bytesPerElement) + " B";
+    if (!r.reduces.empty() && r.bytesPerKept)
+      bytes += " + " + std::to_string(r.bytesPerKept) + " B/kept";
     rows.push_back({r.location, r.function, r.kernel,
                     plural(r.numOps, "op", "ops"), inputs,
-                    std::to_string(r.bytesPerElement) + " B"});
+                    r.reduces.empty() ? "-" : r.reduces, bytes});
   }
   std::array<size_t, numColumns> width{};
   for (const Row &row : rows)
@@ -52,7 +58,7 @@ void printFusionReport(llvm::raw_ostream &os, const std::string &source,
       width[c] = std::max(width[c], row[c].size());
   for (const Row &row : rows) {
     for (size_t c = 0; c < numColumns; ++c) {
-      bool numeric = c == 5;
+      bool numeric = c == 6;
       bool last = c + 1 == numColumns;
       if (numeric)
         os << llvm::right_justify(row[c], width[c]);
