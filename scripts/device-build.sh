@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds, here, everything the GPU machine runs (unit tests, kilnc-compiled
 # examples and benchmarks, all linked with the static runtime) and gathers the
-# binaries into .carry/ for the device tool's `carry`. The compiler itself
-# never travels. Usage: scripts/device-build.sh [build-dir]
+# binaries into .carry/bin.tgz for the device tool's `carry`. The compiler
+# itself never travels. Usage: scripts/device-build.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-device}
@@ -21,5 +21,6 @@ strip .carry/bin/* 2>/dev/null || true
 for b in bench_elementwise bench_reductions bench_host_reductions bench_runtime bench_launch_overhead; do
   [ -x ".carry/bin/$b" ] || { echo "device-build: $b was not built" >&2; exit 1; }
 done
+# The binaries travel as one archive (the device tool carries at most 64 MiB).
+tar -czf .carry/bin.tgz -C .carry bin && rm -rf .carry/bin
 du -sh .carry
-ls .carry/bin

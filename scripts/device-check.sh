@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 out=/tmp/kiln-device # logs; a summary is copied to $OUT (device tool) at the end
 mkdir -p "$out"
 bin=.carry/bin
+[ -d "$bin" ] || tar -xzf .carry/bin.tgz -C .carry # scripts/device-build.sh's archive
 status=()
 fail=0
 run() { # name, command...

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -166,7 +167,7 @@ private:
   /// Folds rows [rbeg, rend) (every 8th, from ty) into per-lane states.
   SmallVector<LevelStates> accumulate(OpBuilder &b, Location loc, const Lanes &ln, Value rbeg, Value rend,
                                       const LevelStates &init) {
-    SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages), p_.numFull());
+    SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages()), p_.numFull());
     unsigned n = init.values.size();
     SmallVector<Value> inits;
     for (unsigned lane = 0; lane < width_; ++lane)
@@ -209,6 +210,7 @@ private:
       }
       scf::YieldOp::create(b, loc, branch.getResults());
     }
+    (void)loopUnrollByFactor(loop, 4); // four rows a thread in flight
     SmallVector<LevelStates> lanes;
     for (unsigned lane = 0; lane < width_; ++lane)
       lanes.push_back(init.with(loop.getResults().slice(lane * n, n)));
@@ -329,7 +331,7 @@ private:
           for (unsigned lane = 0; lane < width_; ++lane)
             ifThen(b, loc, ln.valid[lane], [&] {
               Value slot = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ln.env[lane].keptIndex, split), s);
-              for (auto [i, si] : llvm::enumerate(merged[lane].stages))
+              for (auto [i, si] : llvm::enumerate(merged[lane].stages()))
                 for (auto [c, v] : llvm::enumerate(merged[lane].of(i)))
                   ws->storePartial(b, loc, si, c, slot, v);
             });
@@ -364,13 +366,13 @@ private:
         Value slot = arith::AddIOp::create(b, loc, base, loop.getInductionVar());
         LevelStates part = init;
         part.values.clear();
-        for (unsigned si : init.stages)
+        for (unsigned si : init.stages())
           for (unsigned c = 0; c < p_.stages[si].stateTypes.size(); ++c)
             part.values.push_back(ws.loadPartial(b, loc, si, c, slot));
         scf::YieldOp::create(b, loc, init.with(loop.getRegionIterArgs()).merge(b, loc, part).values);
       }
       LevelStates st = init.with(loop.getResults());
-      for (auto [i, si] : llvm::enumerate(st.stages))
+      for (auto [i, si] : llvm::enumerate(st.stages()))
         for (auto [c, v] : llvm::enumerate(st.of(i)))
           ws.storeResult(b, loc, si, c, k, v);
       if (p_.keptOutput && level + 1 == p_.numLevels) {

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -39,12 +40,20 @@ public:
     MLIRContext *ctx = module.getContext();
     b.setInsertionPointToEnd(module.getBody());
     Location loc = mlir::func::FuncOp(p_.func).getLoc();
-    // Shared memory: one block-reduce buffer set per level.
+    // Shared memory: block-reduce buffer sets, per level: the stages'
+    // states (split phases), then each pass of foldLevel (whole elements).
     SmallVector<Type> workgroup;
+    SmallVector<unsigned> setSizes;
+    auto addSet = [&](ArrayRef<Type> types) {
+      auto t = blockReduceBufferTypes(ctx, types);
+      workgroup.append(t.begin(), t.end());
+      setSizes.push_back(types.size());
+    };
     if (group_ == kBlock)
       for (unsigned l = 0; l < p_.numLevels; ++l) {
-        auto t = blockReduceBufferTypes(ctx, p_, p_.stagesAt(l));
-        workgroup.append(t.begin(), t.end());
+        addSet(stageStateTypes(p_, l));
+        for (const auto &pass : foldPassTypes(p_, l))
+          addSet(pass);
       }
     FunctionType type = variantSignature(p_, layout_);
     auto func = gpu::GPUFuncOp::create(b, loc, name, type, workgroup);
@@ -54,19 +63,20 @@ public:
     b.setInsertionPointToStart(&entry);
     params_ = bindParams(b, loc, p_, entry.getArguments().take_front(type.getNumInputs()));
     unsigned w = 0;
-    if (group_ == kBlock)
-      for (unsigned l = 0; l < p_.numLevels; ++l) {
-        BlockReduceBuffers buf;
-        unsigned n = 0;
-        for (unsigned s : p_.stagesAt(l))
-          n += p_.stages[s].stateTypes.size();
-        for (unsigned i = 0; i < n; ++i)
-          buf.partial.push_back(func.getWorkgroupAttributions()[w + i]);
-        for (unsigned i = 0; i < n; ++i)
-          buf.result.push_back(func.getWorkgroupAttributions()[w + n + i]);
-        w += 2 * n;
-        buffers_.push_back(buf);
-      }
+    for (unsigned n : setSizes) {
+      BlockReduceBuffers buf;
+      for (unsigned i = 0; i < n; ++i)
+        buf.partial.push_back(func.getWorkgroupAttributions()[w + i]);
+      for (unsigned i = 0; i < n; ++i)
+        buf.result.push_back(func.getWorkgroupAttributions()[w + n + i]);
+      w += 2 * n;
+      buffers_.push_back(buf);
+    }
+    // The first set of each level.
+    for (unsigned l = 0, at = 0; group_ == kBlock && l < p_.numLevels; ++l) {
+      levelSet_.push_back(at);
+      at += 1 + foldPassTypes(p_, l).size();
+    }
     space_.emplace(b, loc, layout_, params_);
     eval_.emplace(p_, params_.scalars, space_->keptExtent(), space_->reducedExtent());
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -160,7 +170,7 @@ private:
   /// Folds elements [rbeg, rend) of the current kept element into `init`
   /// (this thread's share: every group_-th element or vector).
   LevelStates accumulate(OpBuilder &b, Location loc, Value rbeg, Value rend, const LevelStates &init, const PointEnv &kenv) {
-    SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages), p_.numFull());
+    SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages()), p_.numFull());
     Value g = cidx(b, loc, group_);
     LevelStates acc = init;
     Value tailStart = rbeg;
@@ -191,6 +201,9 @@ private:
         }
         scf::YieldOp::create(b, loc, next);
       }
+      // Four vectors a thread in flight: the loads of the next steps do not
+      // wait for this step's arithmetic.
+      (void)loopUnrollByFactor(loop, 4);
       SmallVector<LevelStates> lanes;
       unsigned n = init.values.size();
       for (unsigned lane = 0; lane < width_; ++lane)
@@ -236,9 +249,10 @@ private:
   }
 
   /// Merges the group's states; every thread of the group gets the result.
-  LevelStates groupReduce(OpBuilder &b, Location loc, const LevelStates &s, unsigned level) {
+  /// `pass` 0 is the stages' own states, 1 and 2 foldLevel's passes.
+  LevelStates groupReduce(OpBuilder &b, Location loc, const LevelStates &s, unsigned level, unsigned pass = 0) {
     if (group_ == kBlock)
-      return blockReduce(b, loc, s, kBlock / 32, buffers_[level], lane_, warp_);
+      return blockReduce(b, loc, s, kBlock / 32, buffers_[levelSet_[level] + pass], lane_, warp_);
     return broadcastLane0(b, loc, warpReduce(b, loc, s));
   }
 
@@ -297,11 +311,10 @@ private:
   void whole(OpBuilder &b, Location loc, Value k) {
     PointEnv env = keptEnv(b, loc, k);
     Value zero = cidx(b, loc, 0), nr = space_->reducedExtent();
-    for (unsigned l = 0; l < p_.numLevels; ++l) {
-      LevelStates init = LevelStates::identity(b, loc, p_, p_.stagesAt(l));
-      LevelStates mine = accumulate(b, loc, zero, nr, init, env);
-      bindResults(groupReduce(b, loc, mine, l), env);
-    }
+    for (unsigned l = 0; l < p_.numLevels; ++l)
+      foldLevel(
+          b, loc, p_, l, nr, env, [&](const LevelStates &init) { return accumulate(b, loc, zero, nr, init, env); },
+          [&](const LevelStates &s, unsigned pass) { return groupReduce(b, loc, s, l, 1 + pass); });
     if (p_.keptOutput)
       storeKeptOutput(b, loc, env);
     else
@@ -318,7 +331,7 @@ private:
     LevelStates init = LevelStates::identity(b, loc, p_, p_.stagesAt(level));
     LevelStates st = groupReduce(b, loc, accumulate(b, loc, rbeg, rend, init, env), level);
     ifThen(b, loc, leader_, [&] {
-      for (auto [i, si] : llvm::enumerate(st.stages))
+      for (auto [i, si] : llvm::enumerate(st.stages()))
         for (auto [c, v] : llvm::enumerate(st.of(i)))
           ws.storePartial(b, loc, si, c, unit, v);
     });
@@ -335,14 +348,14 @@ private:
       Value slot = arith::AddIOp::create(b, loc, base, loop.getInductionVar());
       LevelStates part = init;
       part.values.clear();
-      for (auto [i, si] : llvm::enumerate(init.stages))
+      for (auto [i, si] : llvm::enumerate(init.stages()))
         for (unsigned c = 0; c < p_.stages[si].stateTypes.size(); ++c)
           part.values.push_back(ws.loadPartial(b, loc, si, c, slot));
       scf::YieldOp::create(b, loc, init.with(loop.getRegionIterArgs()).merge(b, loc, part).values);
     }
     LevelStates st = groupReduce(b, loc, init.with(loop.getResults()), level);
     ifThen(b, loc, leader_, [&] {
-      for (auto [i, si] : llvm::enumerate(st.stages))
+      for (auto [i, si] : llvm::enumerate(st.stages()))
         for (auto [c, v] : llvm::enumerate(st.of(i)))
           ws.storeResult(b, loc, si, c, k, v);
     });
@@ -371,6 +384,7 @@ private:
   std::optional<Space> space_;
   std::optional<ProgramEvaluator> eval_;
   SmallVector<BlockReduceBuffers> buffers_;
+  SmallVector<unsigned> levelSet_;
   Value lane_, warp_, thread_, leader_;
   SmallVector<Value> keptCoords_;
 };

@@ -106,7 +106,7 @@ private:
   /// Rows: folds [rbeg, rend) of one kept element, pairwise over chunks.
   LevelStates accumulateRow(OpBuilder &b, Location loc, Value rbeg, Value rend, const LevelStates &init,
                             const PointEnv &kenv, ArrayRef<Value> coords) {
-    SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages), p_.numFull());
+    SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages()), p_.numFull());
     unsigned n = init.values.size();
     int64_t chunkLen = lanes_ * kChunkVectors;
     Value chunk = cidx(b, loc, chunkLen);
@@ -235,7 +235,7 @@ private:
   /// General: folds [rbeg, rend) element by element.
   LevelStates accumulateLinear(OpBuilder &b, Location loc, Value rbeg, Value rend, const LevelStates &init,
                                const PointEnv &kenv, ArrayRef<Value> coords) {
-    SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages), p_.numFull());
+    SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages()), p_.numFull());
     auto loop = scf::ForOp::create(b, loc, rbeg, rend, cidx(b, loc, 1), init.values);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -286,19 +286,20 @@ private:
     }
     if (level == -2)
       return writeRange(b, loc, rbeg, rend, env, coords);
-    unsigned from = whole ? 0 : level, to = whole ? p_.numLevels : level + 1;
-    for (unsigned l = from; l < to; ++l) {
-      LevelStates init = LevelStates::identity(b, loc, p_, p_.stagesAt(l));
-      LevelStates st = layout_ == Layout::Rows ? accumulateRow(b, loc, rbeg, rend, init, env, coords)
-                                               : accumulateLinear(b, loc, rbeg, rend, init, env, coords);
-      if (!whole) {
-        for (auto [i, si] : llvm::enumerate(st.stages))
-          for (auto [c, v] : llvm::enumerate(st.of(i)))
-            ws->storePartial(b, loc, si, c, vb, v);
-        return;
-      }
-      bindResults(st, env);
+    auto accumulate = [&](const LevelStates &init) {
+      return layout_ == Layout::Rows ? accumulateRow(b, loc, rbeg, rend, init, env, coords)
+                                     : accumulateLinear(b, loc, rbeg, rend, init, env, coords);
+    };
+    if (!whole) { // one level's partial states of this chunk
+      LevelStates st = accumulate(LevelStates::identity(b, loc, p_, p_.stagesAt(level)));
+      for (auto [i, si] : llvm::enumerate(st.stages()))
+        for (auto [c, v] : llvm::enumerate(st.of(i)))
+          ws->storePartial(b, loc, si, c, vb, v);
+      return;
     }
+    for (unsigned l = 0; l < p_.numLevels; ++l)
+      foldLevel(b, loc, p_, l, space_->reducedExtent(), env, accumulate,
+                [](const LevelStates &s, unsigned) { return s; });
     if (p_.keptOutput)
       memref::StoreOp::create(b, loc, eval_->valueAt(b, p_.result, env), params_.out, coords);
     else
@@ -392,7 +393,7 @@ private:
     unsigned from = whole ? 0 : level, to = whole ? p_.numLevels : level + 1;
     for (unsigned l = from; l < to; ++l) {
       LevelStates init = LevelStates::identity(b, loc, p_, p_.stagesAt(l));
-      SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages), p_.numFull());
+      SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages()), p_.numFull());
       SmallVector<Value> states;
       for (Value v : init.values)
         states.push_back(entryAlloca(b, loc, MemRefType::get({kHostTile}, memoryType(v.getType()))));
@@ -417,7 +418,7 @@ private:
       });
       // The level's results become kept values of the columns.
       unsigned j = 0;
-      for (auto [n, si] : llvm::enumerate(init.stages))
+      for (auto [n, si] : llvm::enumerate(init.stages()))
         for (auto [c, t] : llvm::enumerate(p_.stages[si].stateTypes)) {
           Value a = states[j++];
           if (!whole) {
@@ -449,13 +450,13 @@ private:
     auto load = [&](Value slot) {
       LevelStates s = init;
       s.values.clear();
-      for (unsigned si : init.stages)
+      for (unsigned si : init.stages())
         for (unsigned c = 0; c < p_.stages[si].stateTypes.size(); ++c)
           s.values.push_back(ws.loadPartial(b, loc, si, c, slot));
       return s;
     };
     auto store = [&](Value slot, const LevelStates &s) {
-      for (auto [i, si] : llvm::enumerate(s.stages))
+      for (auto [i, si] : llvm::enumerate(s.stages()))
         for (auto [c, v] : llvm::enumerate(s.of(i)))
           ws.storePartial(b, loc, si, c, slot, v);
     };
@@ -483,7 +484,7 @@ private:
       scf::YieldOp::create(b, loc, ValueRange{twice});
     }
     LevelStates st = load(base);
-    for (auto [i, si] : llvm::enumerate(st.stages))
+    for (auto [i, si] : llvm::enumerate(st.stages()))
       for (auto [c, v] : llvm::enumerate(st.of(i)))
         ws.storeResult(b, loc, si, c, k, v);
     if (p_.keptOutput && level + 1 == p_.numLevels) {

@@ -159,14 +159,25 @@ SmallVector<Value> Space::reducedCoords(OpBuilder &b, Location loc, Value r) con
 // States
 //===----------------------------------------------------------------------===//
 
+/// A stage's own slot.
+static Slot ownSlot(const ReductionProgram &p, unsigned stage) {
+  CombineOp combine = p.stages[stage].combine;
+  return Slot{stage, combine.getKind(), p.stages[stage].stateTypes, nullptr};
+}
+
 LevelStates LevelStates::identity(OpBuilder &b, Location loc, const ReductionProgram &p, ArrayRef<unsigned> stages) {
+  SmallVector<Slot> slots;
+  for (unsigned s : stages)
+    slots.push_back(ownSlot(p, s));
+  return identity(b, loc, p, slots);
+}
+
+LevelStates LevelStates::identity(OpBuilder &b, Location loc, const ReductionProgram &p, ArrayRef<Slot> slots) {
   LevelStates s;
   s.program = &p;
-  s.stages.assign(stages.begin(), stages.end());
-  for (unsigned i : stages) {
-    const ReductionStage &st = p.stages[i];
-    CombineOp combine = st.combine;
-    auto id = buildCombinerIdentity(b, loc, combine.getKind(), st.stateTypes);
+  s.slots.assign(slots.begin(), slots.end());
+  for (const Slot &slot : slots) {
+    auto id = buildCombinerIdentity(b, loc, slot.kind, slot.types);
     s.values.append(id.begin(), id.end());
   }
   return s;
@@ -181,8 +192,8 @@ LevelStates LevelStates::with(ValueRange v) const {
 ValueRange LevelStates::of(unsigned i) const {
   unsigned offset = 0;
   for (unsigned j = 0; j < i; ++j)
-    offset += program->stages[stages[j]].stateTypes.size();
-  return ValueRange(values).slice(offset, program->stages[stages[i]].stateTypes.size());
+    offset += slots[j].types.size();
+  return ValueRange(values).slice(offset, slots[i].types.size());
 }
 
 SmallVector<Type> LevelStates::types() const {
@@ -192,14 +203,21 @@ SmallVector<Type> LevelStates::types() const {
   return t;
 }
 
+SmallVector<unsigned> LevelStates::stages() const {
+  SmallVector<unsigned> out;
+  for (const Slot &s : slots)
+    out.push_back(s.stage);
+  return out;
+}
+
 LevelStates LevelStates::update(OpBuilder &b, Location loc, ProgramEvaluator &eval, const PointEnv &env) const {
   LevelStates out = *this;
   out.values.clear();
-  for (auto [i, si] : llvm::enumerate(stages)) {
-    const ReductionStage &st = program->stages[si];
-    CombineOp combine = st.combine;
-    SmallVector<Value> vals = eval.stageValues(b, st, env);
-    auto next = buildCombinerUpdate(b, loc, combine.getKind(), of(i), vals);
+  for (auto [i, slot] : llvm::enumerate(slots)) {
+    SmallVector<Value> vals = eval.stageValues(b, program->stages[slot.stage], env);
+    if (slot.map)
+      vals = slot.map(b, loc, vals);
+    auto next = buildCombinerUpdate(b, loc, slot.kind, of(i), vals);
     out.values.append(next.begin(), next.end());
   }
   return out;
@@ -208,9 +226,8 @@ LevelStates LevelStates::update(OpBuilder &b, Location loc, ProgramEvaluator &ev
 LevelStates LevelStates::merge(OpBuilder &b, Location loc, const LevelStates &other) const {
   LevelStates out = *this;
   out.values.clear();
-  for (auto [i, si] : llvm::enumerate(stages)) {
-    CombineOp combine = program->stages[si].combine;
-    auto next = buildCombinerMerge(b, loc, combine.getKind(), of(i), other.of(i));
+  for (auto [i, slot] : llvm::enumerate(slots)) {
+    auto next = buildCombinerMerge(b, loc, slot.kind, of(i), other.of(i));
     out.values.append(next.begin(), next.end());
   }
   return out;
@@ -236,7 +253,81 @@ LevelStates LevelStates::mergeTree(OpBuilder &b, Location loc, ArrayRef<LevelSta
   return level.front();
 }
 
+/// The slots of foldLevel's first pass: the stages' own, but a welford
+/// stage's is the sum of its values.
+static SmallVector<Slot> firstPassSlots(const ReductionProgram &p, unsigned level) {
+  SmallVector<Slot> first;
+  for (unsigned s : p.stagesAt(level)) {
+    CombineOp combine = p.stages[s].combine;
+    if (combine.getKind() == CombinerKind::Welford)
+      first.push_back(Slot{s, CombinerKind::Sum, {p.stages[s].stateTypes[0]}, nullptr});
+    else
+      first.push_back(ownSlot(p, s));
+  }
+  return first;
+}
+
+SmallVector<Type> stageStateTypes(const ReductionProgram &p, unsigned level) {
+  SmallVector<Type> t;
+  for (unsigned s : p.stagesAt(level))
+    t.append(p.stages[s].stateTypes.begin(), p.stages[s].stateTypes.end());
+  return t;
+}
+
+SmallVector<SmallVector<Type>> foldPassTypes(const ReductionProgram &p, unsigned level) {
+  SmallVector<SmallVector<Type>> passes(1);
+  for (const Slot &s : firstPassSlots(p, level)) {
+    passes[0].append(s.types.begin(), s.types.end());
+    CombineOp combine = p.stages[s.stage].combine;
+    if (combine.getKind() == CombinerKind::Welford) {
+      if (passes.size() == 1)
+        passes.emplace_back();
+      passes[1].push_back(s.types[0]);
+    }
+  }
+  return passes;
+}
+
+void foldLevel(OpBuilder &b, Location loc, const ReductionProgram &p, unsigned level, Value count, PointEnv &env,
+               const std::function<LevelStates(const LevelStates &)> &accumulate,
+               const std::function<LevelStates(const LevelStates &, unsigned)> &reduce) {
+  SmallVector<unsigned> moments;
+  for (unsigned s : p.stagesAt(level))
+    if (CombineOp(p.stages[s].combine).getKind() == CombinerKind::Welford)
+      moments.push_back(s);
+  LevelStates one = reduce(accumulate(LevelStates::identity(b, loc, p, firstPassSlots(p, level))), 0);
+  SmallVector<Value> means;
+  SmallVector<Slot> second;
+  for (auto [i, slot] : llvm::enumerate(one.slots)) {
+    linalg::GenericOp op = p.stages[slot.stage].op;
+    if (slot.kind != CombinerKind::Sum || !llvm::is_contained(moments, slot.stage)) {
+      for (auto [c, v] : llvm::enumerate(one.of(i)))
+        env.kept[op.getResult(c)] = v;
+      continue;
+    }
+    Type ft = slot.types[0];
+    Value n = arith::UIToFPOp::create(b, loc, ft, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), count));
+    Value mean = arith::DivFOp::create(b, loc, one.of(i)[0], n);
+    means.push_back(mean);
+    second.push_back(Slot{slot.stage, CombinerKind::Sum, {ft},
+                          [mean](OpBuilder &b, Location loc, ValueRange v) -> SmallVector<Value> {
+                            Value d = arith::SubFOp::create(b, loc, v[0], mean);
+                            return {arith::MulFOp::create(b, loc, d, d)};
+                          }});
+  }
+  if (second.empty())
+    return;
+  LevelStates two = reduce(accumulate(LevelStates::identity(b, loc, p, second)), 1);
+  for (auto [i, slot] : llvm::enumerate(two.slots)) {
+    linalg::GenericOp op = p.stages[slot.stage].op;
+    env.kept[op.getResult(0)] = means[i];
+    env.kept[op.getResult(1)] = two.of(i)[0];
+    env.kept[op.getResult(2)] = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), count);
+  }
+}
+
 std::uint64_t inputsOf(const ReductionProgram &p, ArrayRef<unsigned> stages) {
+  // (Slots of one stage read what the stage reads.)
   std::uint64_t m = 0;
   for (unsigned s : stages)
     m |= p.stages[s].fullInputs;
@@ -270,8 +361,8 @@ Value fromMemory(OpBuilder &b, Location loc, Value v, Type t) {
 }
 
 void bindResults(const LevelStates &states, PointEnv &env) {
-  for (auto [i, si] : llvm::enumerate(states.stages)) {
-    linalg::GenericOp op = states.program->stages[si].op;
+  for (auto [i, slot] : llvm::enumerate(states.slots)) {
+    linalg::GenericOp op = states.program->stages[slot.stage].op;
     for (auto [c, v] : llvm::enumerate(states.of(i)))
       env.kept[op.getResult(c)] = v;
   }
@@ -401,16 +492,14 @@ LevelStates broadcastLane0(OpBuilder &b, Location loc, const LevelStates &s) {
   return shuffled(b, loc, s, zero, gpu::ShuffleMode::IDX);
 }
 
-SmallVector<Type> blockReduceBufferTypes(MLIRContext *ctx, const ReductionProgram &p, ArrayRef<unsigned> stages) {
+SmallVector<Type> blockReduceBufferTypes(MLIRContext *ctx, ArrayRef<Type> types) {
   auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  SmallVector<Type> types;
-  for (unsigned s : stages)
-    for (Type t : p.stages[s].stateTypes)
-      types.push_back(MemRefType::get({32}, memoryType(t), MemRefLayoutAttrInterface{}, space));
-  for (unsigned s : stages)
-    for (Type t : p.stages[s].stateTypes)
-      types.push_back(MemRefType::get({1}, memoryType(t), MemRefLayoutAttrInterface{}, space));
-  return types;
+  SmallVector<Type> out;
+  for (Type t : types)
+    out.push_back(MemRefType::get({32}, memoryType(t), MemRefLayoutAttrInterface{}, space));
+  for (Type t : types)
+    out.push_back(MemRefType::get({1}, memoryType(t), MemRefLayoutAttrInterface{}, space));
+  return out;
 }
 
 LevelStates blockReduce(OpBuilder &b, Location loc, const LevelStates &s, unsigned warps, const BlockReduceBuffers &buf,

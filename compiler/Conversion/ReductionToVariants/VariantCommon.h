@@ -80,24 +80,40 @@ mlir::Value flagSet(mlir::OpBuilder &b, mlir::Location loc, mlir::Value flags, i
 /// Runs `then` under `cond` (an scf.if without results).
 void ifThen(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond, const std::function<void()> &then);
 
-/// The states of the stages of one level: stage-major, component-minor,
+/// One accumulator of a level: stage `stage`'s values, passed through `map`
+/// (none: as the stage computes them), folded with `kind`. A stage's own
+/// slot folds with its combiner; the two-pass variance of a kept element a
+/// group owns folds the values with `sum`, then their squared deviations.
+struct Slot {
+  unsigned stage;
+  CombinerKind kind;
+  llvm::SmallVector<mlir::Type> types; ///< its state
+  std::function<llvm::SmallVector<mlir::Value>(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> map;
+};
+
+/// The states of the slots of one level: slot-major, component-minor,
 /// flattened so they can travel as scf.for iteration arguments.
 struct LevelStates {
   const ReductionProgram *program = nullptr;
-  llvm::SmallVector<unsigned> stages;
+  llvm::SmallVector<Slot> slots;
   llvm::SmallVector<mlir::Value> values;
 
-  /// Identity states of `stages`.
+  /// Identity states of the stages' own slots.
   static LevelStates identity(mlir::OpBuilder &b, mlir::Location loc, const ReductionProgram &p,
                               llvm::ArrayRef<unsigned> stages);
-  /// The same stages with other values (e.g. an scf.for's region arguments).
+  /// Identity states of `slots`.
+  static LevelStates identity(mlir::OpBuilder &b, mlir::Location loc, const ReductionProgram &p,
+                              llvm::ArrayRef<Slot> slots);
+  /// The same slots with other values (e.g. an scf.for's region arguments).
   LevelStates with(mlir::ValueRange v) const;
-  /// The components of stage number `i` of this level.
+  /// The components of slot `i`.
   mlir::ValueRange of(unsigned i) const;
   llvm::SmallVector<mlir::Type> types() const;
-  /// Folds the element at `env` into every stage.
+  /// The stages of the slots.
+  llvm::SmallVector<unsigned> stages() const;
+  /// Folds the element at `env` into every slot.
   LevelStates update(mlir::OpBuilder &b, mlir::Location loc, ProgramEvaluator &eval, const PointEnv &env) const;
-  /// merge(this, other) for every stage (this holds the earlier elements).
+  /// merge(this, other) for every slot (this holds the earlier elements).
   LevelStates merge(mlir::OpBuilder &b, mlir::Location loc, const LevelStates &other) const;
   /// Selects `other` where `cond` is false (keeps this where true).
   LevelStates select(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond, const LevelStates &other) const;
@@ -142,8 +158,20 @@ mlir::Value toMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 mlir::Value fromMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type t);
 mlir::Type memoryType(mlir::Type t);
 
-/// Puts the stage results of `states` into `env` (kept values of the point).
+/// Puts the stage results of `states` (whose slots are the stages' own)
+/// into `env` (kept values of the point).
 void bindResults(const LevelStates &states, PointEnv &env);
+
+/// Whole kept elements a thread group owns: every stage of `level` folded
+/// over the group's elements by `accumulate` and merged by `reduce`, welford
+/// stages as two passes (the sum of the values, then of their squared
+/// deviations from the mean: exact, and no division per element). Binds the
+/// results into `env`. `count` is the number of elements (index).
+/// `reduce` gets the pass (0 or 1) too.
+void foldLevel(mlir::OpBuilder &b, mlir::Location loc, const ReductionProgram &p, unsigned level,
+               mlir::Value count, PointEnv &env,
+               const std::function<LevelStates(const LevelStates &)> &accumulate,
+               const std::function<LevelStates(const LevelStates &, unsigned pass)> &reduce);
 
 //===----------------------------------------------------------------------===//
 // GPU
@@ -166,9 +194,14 @@ struct BlockReduceBuffers {
   llvm::SmallVector<mlir::Value> partial, result;
 };
 
-/// The workgroup memref types BlockReduceBuffers need for `stages`.
-llvm::SmallVector<mlir::Type> blockReduceBufferTypes(mlir::MLIRContext *ctx, const ReductionProgram &p,
-                                                     llvm::ArrayRef<unsigned> stages);
+/// The workgroup memref types BlockReduceBuffers need for states of
+/// `types` (flattened components).
+llvm::SmallVector<mlir::Type> blockReduceBufferTypes(mlir::MLIRContext *ctx, llvm::ArrayRef<mlir::Type> types);
+
+/// The flattened state types of the stages of `level`, and of each pass
+/// foldLevel makes over them (one, or two with a welford stage).
+llvm::SmallVector<mlir::Type> stageStateTypes(const ReductionProgram &p, unsigned level);
+llvm::SmallVector<llvm::SmallVector<mlir::Type>> foldPassTypes(const ReductionProgram &p, unsigned level);
 
 /// Merges the states of all threads of a block of `warps` warps: warp trees,
 /// then warp 0 over the warps' results; every thread gets the result.

@@ -294,6 +294,25 @@ SmallVector<Value> buildCombinerMerge(OpBuilder &b, Location loc, CombinerKind k
 
 SmallVector<Value> buildCombinerUpdate(OpBuilder &b, Location loc, CombinerKind kind, ValueRange acc,
                                        ValueRange values) {
+  if (kind == CombinerKind::ArgMax || kind == CombinerKind::ArgMin) {
+    // Elements are folded in increasing index order, so an equal value wins
+    // only over the identity (index INT64_MAX); a NaN held stays.
+    bool max = kind == CombinerKind::ArgMax;
+    Value va = acc[0], ia = acc[1], x = values[0], i = values[1];
+    Value strictly = ordered(b, loc, x, va, max);
+    Value tie = arith::AndIOp::create(b, loc, equalValues(b, loc, x, va),
+                                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, ia));
+    Value wins = arith::OrIOp::create(b, loc, strictly, tie);
+    if (isFloatLike(elementOf(x.getType()))) {
+      Type cmpType = b.getI1Type();
+      if (auto vec = dyn_cast<VectorType>(x.getType()))
+        cmpType = VectorType::get(vec.getShape(), cmpType);
+      Value allOnes = splat(b, loc, cmpType, b.getIntegerAttr(b.getI1Type(), 1));
+      Value notNanA = arith::XOrIOp::create(b, loc, isNaN(b, loc, va), allOnes);
+      wins = arith::AndIOp::create(b, loc, notNanA, arith::OrIOp::create(b, loc, isNaN(b, loc, x), wins));
+    }
+    return {arith::SelectOp::create(b, loc, wins, x, va), arith::SelectOp::create(b, loc, wins, i, ia)};
+  }
   SmallVector<Value> lifted = buildCombinerLift(b, loc, kind, values);
   return buildCombinerMerge(b, loc, kind, acc, lifted);
 }

@@ -36,7 +36,9 @@ llvm::SmallVector<mlir::Value> buildCombinerLift(mlir::OpBuilder &b, mlir::Locat
 llvm::SmallVector<mlir::Value> buildCombinerMerge(mlir::OpBuilder &b, mlir::Location loc, CombinerKind kind,
                                                   mlir::ValueRange a, mlir::ValueRange bState);
 
-/// merge(acc, lift(values)): what kiln.combine computes.
+/// merge(acc, lift(values)): what kiln.combine computes, for an element
+/// folded after every element `acc` holds (a reduction folds in index
+/// order; argmax/argmin use that to skip index compares).
 llvm::SmallVector<mlir::Value> buildCombinerUpdate(mlir::OpBuilder &b, mlir::Location loc, CombinerKind kind,
                                                    mlir::ValueRange acc, mlir::ValueRange values);
 
