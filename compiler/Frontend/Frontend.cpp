@@ -16,6 +16,7 @@
 #include "Frontend/KernelCall.h"
 #include "Frontend/KernelGen.h"
 #include "Frontend/Partition.h"
+#include "Frontend/RankInference.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -253,6 +254,7 @@ private:
                    std::vector<GroupResult> &out, BodyAnalysis &analysis) {
     analysis = analyzeBody(fd, fuse, sm_, ctxAST_);
     TreeBuilder tb(ctxAST_, fuse ? &analysis.inlinedLocals : nullptr);
+    RankInference ranks(ctxAST_, fd);
     unsigned k = 0;
     for (const Expr *root : analysis.roots) {
       if ((root->getBeginLoc().isMacroID() && sm_.isMacroBodyExpansion(root->getBeginLoc())) ||
@@ -266,6 +268,8 @@ private:
                                    "(neither a kiln::array nor an arithmetic or complex scalar)");
         return false;
       }
+      if (!fd->isTemplateInstantiation() && !checkReductions(*tree, ranks))
+        return false;
       for (std::unique_ptr<FusedGroup> &g : partition(*tree)) {
         if (g->inputs.empty() && g->keptInputs.empty()) continue;
         std::string name = kernelPrefix + "_" + std::to_string(k++);
@@ -277,6 +281,43 @@ private:
       }
     }
     return true;
+  }
+
+  /// What NumPy would raise for a reduction's constant axes, reported at
+  /// compile time: duplicates, several axes for argmax/argmin, and (where
+  /// the operand's rank is known) an axis out of range.
+  bool checkReductions(const ExprTree &tree, RankInference &ranks) {
+    bool ok = true;
+    for (const auto &node : tree.nodes) {
+      const Node &n = *node;
+      if (n.kind != Node::Kind::Reduce || n.axes.kind != AxesSpec::Kind::Constant || !n.axes.expr)
+        continue;
+      SourceLocation at = n.axes.expr->getBeginLoc();
+      const std::vector<long long> &axes = n.axes.constants;
+      if ((n.reduce == ReduceKind::ArgMax || n.reduce == ReduceKind::ArgMin) && axes.size() != 1) {
+        error(at, std::string(reduceName(n.reduce)) + " takes a single axis or kiln::all, not a list of " +
+                      std::to_string(axes.size()) + " axes");
+        ok = false;
+        continue;
+      }
+      std::optional<unsigned> rank = ranks.rankOf(n.operands[0]->expr);
+      std::vector<long long> normalized;
+      for (long long a : axes) {
+        if (rank && (a >= static_cast<long long>(*rank) || a < -static_cast<long long>(*rank))) {
+          error(at, "axis " + std::to_string(a) + " is out of bounds for array of dimension " + std::to_string(*rank));
+          ok = false;
+          break;
+        }
+        long long v = rank && a < 0 ? a + *rank : a;
+        if (std::find(normalized.begin(), normalized.end(), v) != normalized.end() && (rank || a >= 0)) {
+          error(at, "duplicate value in 'axis'");
+          ok = false;
+          break;
+        }
+        normalized.push_back(v);
+      }
+    }
+    return ok;
   }
 
   KernelDecl declOf(const GroupResult &r) {

@@ -174,23 +174,19 @@ private:
       inits.append(init.values.begin(), init.values.end());
     Value vecOk = arith::AndIOp::create(b, loc, flagSet(b, loc, params_.flags, reduction_vectors), ln.allValid);
     Value first = arith::AddIOp::create(b, loc, rbeg, ty_);
-    auto loop = scf::ForOp::create(b, loc, first, rend, cidx(b, loc, kRowsPerBlock), inits);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value r = loop.getInductionVar();
-      SmallVector<Type> types;
-      for (Value v : loop.getRegionIterArgs())
-        types.push_back(v.getType());
-      // One-lane tiles (complex operands) have no vector path.
-      if (width_ == 1)
-        vecOk = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+    SmallVector<Type> types;
+    for (Value v : inits)
+      types.push_back(v.getType());
+    // One-lane tiles (complex operands) have no vector path.
+    if (width_ == 1)
+      vecOk = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+    auto loop = stridedLoop(b, loc, first, rend, cidx(b, loc, kRowsPerBlock), inits, [&](Value r, ValueRange args) {
       auto branch = scf::IfOp::create(b, loc, types, vecOk, /*withElseRegion=*/true);
       for (bool vector : {true, false}) {
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(vector ? branch.thenBlock() : branch.elseBlock());
         if (vector && width_ == 1) {
-          scf::YieldOp::create(b, loc, loop.getRegionIterArgs());
+          scf::YieldOp::create(b, loc, args);
           continue;
         }
         SmallVector<SmallVector<Value>> elems = loadRow(b, loc, ln, inputs, r, vector);
@@ -200,7 +196,7 @@ private:
           for (auto [j, in] : llvm::enumerate(inputs))
             env.full[p_.fullArg(in)] = elems[j][lane];
           env.reducedIndex = r;
-          LevelStates mine = init.with(loop.getRegionIterArgs().slice(lane * n, n));
+          LevelStates mine = init.with(args.slice(lane * n, n));
           LevelStates upd = mine.update(b, loc, *eval_, env);
           if (!vector)
             upd = upd.select(b, loc, ln.valid[lane], mine);
@@ -208,8 +204,8 @@ private:
         }
         scf::YieldOp::create(b, loc, next);
       }
-      scf::YieldOp::create(b, loc, branch.getResults());
-    }
+      return SmallVector<Value>(branch.getResults());
+    });
     (void)loopUnrollByFactor(loop, 4); // four rows a thread in flight
     SmallVector<LevelStates> lanes;
     for (unsigned lane = 0; lane < width_; ++lane)

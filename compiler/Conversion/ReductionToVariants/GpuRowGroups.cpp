@@ -182,30 +182,29 @@ private:
       SmallVector<Value> inits;
       for (unsigned lane = 0; lane < width_; ++lane)
         inits.append(init.values.begin(), init.values.end());
-      auto loop = scf::ForOp::create(b, loc, thread_, nv, g, inits);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(loop.getBody());
-        Value r0 = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, loop.getInductionVar(), v));
+      unsigned n = init.values.size();
+      auto loop = stridedLoop(b, loc, thread_, nv, g, inits, [&](Value c, ValueRange args) {
+        Value r0 = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, c, v));
         SmallVector<SmallVector<Value>> elems = loadVectors(b, loc, inputs, r0);
-        SmallVector<Value> next;
-        unsigned n = init.values.size();
+        SmallVector<PointEnv> envs;
+        SmallVector<LevelStates> mine;
         for (unsigned lane = 0; lane < width_; ++lane) {
           PointEnv env = kenv;
           for (auto [j, in] : llvm::enumerate(inputs))
             env.full[p_.fullArg(in)] = elems[j][lane];
           env.reducedIndex = arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane));
-          LevelStates mine = init.with(loop.getRegionIterArgs().slice(lane * n, n));
-          LevelStates upd = mine.update(b, loc, *eval_, env);
-          next.append(upd.values.begin(), upd.values.end());
+          envs.push_back(env);
+          mine.push_back(init.with(args.slice(lane * n, n)));
         }
-        scf::YieldOp::create(b, loc, next);
-      }
+        SmallVector<Value> next;
+        for (const LevelStates &upd : LevelStates::updateVector(b, loc, *eval_, envs, mine))
+          next.append(upd.values.begin(), upd.values.end());
+        return next;
+      });
       // Four vectors a thread in flight: the loads of the next steps do not
       // wait for this step's arithmetic.
       (void)loopUnrollByFactor(loop, 4);
       SmallVector<LevelStates> lanes;
-      unsigned n = init.values.size();
       for (unsigned lane = 0; lane < width_; ++lane)
         lanes.push_back(init.with(loop.getResults().slice(lane * n, n)));
       acc = LevelStates::mergeTree(b, loc, lanes);
@@ -311,10 +310,19 @@ private:
   void whole(OpBuilder &b, Location loc, Value k) {
     PointEnv env = keptEnv(b, loc, k);
     Value zero = cidx(b, loc, 0), nr = space_->reducedExtent();
-    for (unsigned l = 0; l < p_.numLevels; ++l)
-      foldLevel(
-          b, loc, p_, l, nr, env, [&](const LevelStates &init) { return accumulate(b, loc, zero, nr, init, env); },
-          [&](const LevelStates &s, unsigned pass) { return groupReduce(b, loc, s, l, 1 + pass); });
+    for (unsigned l = 0; l < p_.numLevels; ++l) {
+      auto accumulateRow = [&](const LevelStates &init) { return accumulate(b, loc, zero, nr, init, env); };
+      if (group_ == kBlock) {
+        // Long rows: one pass, Welford over vectors (a second pass over a
+        // row of more than L1 holds would read it from L2 or memory again).
+        LevelStates st = accumulateRow(LevelStates::identity(b, loc, p_, p_.stagesAt(l)));
+        bindResults(groupReduce(b, loc, st, l), env);
+        continue;
+      }
+      // A warp's rows are short: two exact passes, the second from L1.
+      foldLevel(b, loc, p_, l, nr, env, accumulateRow,
+                [&](const LevelStates &s, unsigned pass) { return groupReduce(b, loc, s, l, 1 + pass); });
+    }
     if (p_.keptOutput)
       storeKeptOutput(b, loc, env);
     else

@@ -288,6 +288,68 @@ SmallVector<SmallVector<Type>> foldPassTypes(const ReductionProgram &p, unsigned
   return passes;
 }
 
+std::vector<LevelStates> LevelStates::updateVector(OpBuilder &b, Location loc, ProgramEvaluator &eval,
+                                                  ArrayRef<PointEnv> envs, ArrayRef<LevelStates> lanes) {
+  std::vector<LevelStates> out;
+  for (const LevelStates &l : lanes) {
+    out.push_back(l);
+    out.back().values.clear();
+  }
+  const LevelStates &first = lanes.front();
+  for (auto [i, slot] : llvm::enumerate(first.slots)) {
+    const ReductionStage &stage = first.program->stages[slot.stage];
+    auto valuesAt = [&](unsigned lane) {
+      SmallVector<Value> vals = eval.stageValues(b, stage, envs[lane]);
+      return slot.map ? slot.map(b, loc, vals) : vals;
+    };
+    if (slot.kind != CombinerKind::Welford || lanes.size() == 1) {
+      for (auto [l, lane] : llvm::enumerate(lanes)) {
+        auto next = buildCombinerUpdate(b, loc, slot.kind, lane.of(i), valuesAt(l));
+        out[l].values.append(next.begin(), next.end());
+      }
+      continue;
+    }
+    // The vector's moments: mean and the sum of squared deviations.
+    SmallVector<Value> xs;
+    for (unsigned l = 0; l < lanes.size(); ++l)
+      xs.push_back(valuesAt(l)[0]);
+    Type ft = xs[0].getType();
+    Value sum = xs[0];
+    for (size_t l = 1; l < xs.size(); ++l)
+      sum = arith::AddFOp::create(b, loc, sum, xs[l]);
+    Value inv = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 1.0 / double(xs.size())));
+    Value mean = arith::MulFOp::create(b, loc, sum, inv);
+    Value m2;
+    for (Value x : xs) {
+      Value d = arith::SubFOp::create(b, loc, x, mean);
+      Value sq = arith::MulFOp::create(b, loc, d, d);
+      m2 = m2 ? Value(arith::AddFOp::create(b, loc, m2, sq)) : sq;
+    }
+    Value count = arith::ConstantIntOp::create(b, loc, b.getI64Type(), int64_t(xs.size()));
+    auto merged = buildCombinerMerge(b, loc, slot.kind, lanes[0].of(i), ValueRange{mean, m2, count});
+    out[0].values.append(merged.begin(), merged.end());
+    for (size_t l = 1; l < lanes.size(); ++l) {
+      ValueRange keep = lanes[l].of(i);
+      out[l].values.append(keep.begin(), keep.end());
+    }
+  }
+  return out;
+}
+
+scf::ForOp stridedLoop(OpBuilder &b, Location loc, Value start, Value end, Value step, ValueRange inits,
+                       const std::function<SmallVector<Value>(Value, ValueRange)> &body) {
+  Value zero = cidx(b, loc, 0);
+  Value ahead = cmpIdx(b, loc, arith::CmpIPredicate::ugt, end, start);
+  Value span = arith::SelectOp::create(b, loc, ahead, arith::SubIOp::create(b, loc, end, start), zero);
+  Value trips = ceilDiv(b, loc, span, step);
+  auto loop = scf::ForOp::create(b, loc, zero, trips, cidx(b, loc, 1), inits);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value iv = arith::AddIOp::create(b, loc, start, arith::MulIOp::create(b, loc, loop.getInductionVar(), step));
+  scf::YieldOp::create(b, loc, body(iv, loop.getRegionIterArgs()));
+  return loop;
+}
+
 void foldLevel(OpBuilder &b, Location loc, const ReductionProgram &p, unsigned level, Value count, PointEnv &env,
                const std::function<LevelStates(const LevelStates &)> &accumulate,
                const std::function<LevelStates(const LevelStates &, unsigned)> &reduce) {

@@ -12,7 +12,10 @@
 #include "Analysis/ReductionProgram.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+
+#include <vector>
 
 namespace kiln::reduction {
 
@@ -119,7 +122,22 @@ struct LevelStates {
   LevelStates select(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond, const LevelStates &other) const;
   /// Merges `lanes` pairwise (a tree in lane order).
   static LevelStates mergeTree(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<LevelStates> lanes);
+  /// Folds one vector of elements (lane l at `envs[l]`, consecutive indices)
+  /// into the lanes' states: each lane its own element, except welford
+  /// slots, which merge the whole vector's moments (computed exactly, two
+  /// passes over registers) into lane 0: one division per vector, not per
+  /// element.
+  static std::vector<LevelStates> updateVector(mlir::OpBuilder &b, mlir::Location loc, ProgramEvaluator &eval,
+                                                     llvm::ArrayRef<PointEnv> envs,
+                                                     llvm::ArrayRef<LevelStates> lanes);
 };
+
+/// for (iv = start; iv < end; iv += step), as a loop from 0 over the trip
+/// count (so that it unrolls safely when start > end): `body` gets iv and
+/// the iteration arguments and returns the yielded values.
+mlir::scf::ForOp stridedLoop(mlir::OpBuilder &b, mlir::Location loc, mlir::Value start, mlir::Value end,
+                             mlir::Value step, mlir::ValueRange inits,
+                             const std::function<llvm::SmallVector<mlir::Value>(mlir::Value, mlir::ValueRange)> &body);
 
 /// The full inputs any of `stages` reads (as a bit mask), and the full
 /// inputs of a mask as a list.
