@@ -206,10 +206,10 @@ private:
       }
       return SmallVector<Value>(branch.getResults());
     });
-    (void)loopUnrollByFactor(loop, 4); // four rows a thread in flight
+    SmallVector<Value> results = unrollLoop(loop, 4); // four rows a thread in flight
     SmallVector<LevelStates> lanes;
     for (unsigned lane = 0; lane < width_; ++lane)
-      lanes.push_back(init.with(loop.getResults().slice(lane * n, n)));
+      lanes.push_back(init.with(ValueRange(results).slice(lane * n, n)));
     return lanes;
   }
 

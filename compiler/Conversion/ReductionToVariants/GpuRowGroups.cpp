@@ -203,10 +203,10 @@ private:
       });
       // Four vectors a thread in flight: the loads of the next steps do not
       // wait for this step's arithmetic.
-      (void)loopUnrollByFactor(loop, 4);
+      SmallVector<Value> results = unrollLoop(loop, 4);
       SmallVector<LevelStates> lanes;
       for (unsigned lane = 0; lane < width_; ++lane)
-        lanes.push_back(init.with(loop.getResults().slice(lane * n, n)));
+        lanes.push_back(init.with(ValueRange(results).slice(lane * n, n)));
       acc = LevelStates::mergeTree(b, loc, lanes);
       tailStart = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, nv, v));
     }

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 
 using namespace mlir;
 
@@ -334,6 +335,15 @@ std::vector<LevelStates> LevelStates::updateVector(OpBuilder &b, Location loc, P
     }
   }
   return out;
+}
+
+SmallVector<Value> unrollLoop(scf::ForOp loop, unsigned factor) {
+  FailureOr<UnrolledLoopInfo> info = loopUnrollByFactor(loop, factor);
+  if (succeeded(info) && info->epilogueLoopOp)
+    return SmallVector<Value>(info->epilogueLoopOp->getResults());
+  if (succeeded(info) && info->mainLoopOp)
+    return SmallVector<Value>(info->mainLoopOp->getResults());
+  return SmallVector<Value>(loop.getResults());
 }
 
 scf::ForOp stridedLoop(OpBuilder &b, Location loc, Value start, Value end, Value step, ValueRange inits,

@@ -132,6 +132,11 @@ struct LevelStates {
                                                      llvm::ArrayRef<LevelStates> lanes);
 };
 
+/// Unrolls `loop` by `factor` (several iterations' loads in flight) and
+/// returns the values its results had: those of the remainder loop when the
+/// unrolling made one.
+llvm::SmallVector<mlir::Value> unrollLoop(mlir::scf::ForOp loop, unsigned factor);
+
 /// for (iv = start; iv < end; iv += step), as a loop from 0 over the trip
 /// count (so that it unrolls safely when start > end): `body` gets iv and
 /// the iteration arguments and returns the yielded values.
