@@ -104,6 +104,8 @@ int emitStage(const DriverOptions &opts, const Toolchain &tc,
       break;
     case EmitKind::PTX:
       text += out.ptx;
+      if (!out.ptxSm90.empty()) // a second module, for sm_90 and later
+        text += "\n// kilnc: the sm_90 module (thread-block cluster variants)\n" + out.ptxSm90;
       break;
     case EmitKind::Cpp:
       text += out.cpp;

@@ -103,6 +103,7 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
     compiled = std::move(*result);
   }
   out.ptx = compiled.ptx;
+  out.ptxSm90 = compiled.ptxSm90;
   out.hostObject = compiled.hostObject;
   if (forPtx)
     return ExitSuccess;
@@ -114,6 +115,8 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
     rewrite::KernelTableInput table;
     table.kernels = &fres.kernels;
     table.ptx = &compiled.ptx;
+    table.ptxSm90 = &compiled.ptxSm90;
+    table.clusterKernels = &compiled.clusterKernels;
     table.fatbin = &compiled.fatbin;
     table.withHost = !compiled.hostObject.empty();
     out.cpp += rewrite::emitKernelTable(table);

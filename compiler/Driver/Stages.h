@@ -35,6 +35,7 @@ struct StageOutputs {
   std::string mlir;       ///< frontend module (when stopping after Frontend)
   std::string fusedMlir;  ///< fused module (when stopping after Fuse)
   std::string ptx;        ///< all kernels' PTX
+  std::string ptxSm90;    ///< the sm_90 variants' PTX (thread-block clusters), if any
   std::string cpp;        ///< rewritten source + kernel table
   std::string hostObject; ///< the kernels' host variants (ELF), may be empty
   unsigned numKernels = 0;

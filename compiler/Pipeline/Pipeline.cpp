@@ -14,6 +14,7 @@
 #include "Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -23,6 +24,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <cstring>
 #include <mutex>
 
 using namespace mlir;
@@ -165,6 +167,20 @@ FailureOr<CompiledKernels> compile(ModuleOp fusedModule,
     if (failed(ptx))
       return failure();
     result.ptx = std::move(*ptx);
+    for (auto m : module->getOps<gpu::GPUModuleOp>())
+      if (m.getName() == kGpuModuleSm90Name)
+        for (auto f : m.getOps<gpu::GPUFuncOp>())
+          if (f.getName().ends_with("_rrowsc"))
+            result.clusterKernels.push_back(f.getName().drop_back(strlen("_rrowsc")).str());
+    if (!result.clusterKernels.empty()) {
+      ptx::PTXOptions clusterOptions = ptxOptions;
+      clusterOptions.chip = "sm_90";
+      clusterOptions.moduleName = kGpuModuleSm90Name.str();
+      FailureOr<std::string> clusterPtx = ptx::emitPTX(*module, clusterOptions);
+      if (failed(clusterPtx))
+        return failure();
+      result.ptxSm90 = std::move(*clusterPtx);
+    }
     if (!options.cudaArchs.empty()) {
       std::string ptxas = options.ptxasPath.empty()
                               ? ptx::defaultPtxasPath().str()

@@ -38,6 +38,10 @@ struct KernelStats {
 
 struct CompiledKernels {
   std::string ptx; ///< one PTX module with every variant of every kernel
+  /// PTX for sm_90 of the variants that need it (`_rrowsc`); empty if none.
+  std::string ptxSm90;
+  /// Kernels with a `_rrowsc` entry in ptxSm90.
+  std::vector<std::string> clusterKernels;
   std::string
       fatbin; ///< cubins for Options::cudaArchs + the PTX; empty if none
   std::string hostObject; ///< ELF object with the `<variant>_host` wrappers

@@ -3,6 +3,8 @@
 
 #include "Frontend/ElementType.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 
 namespace kiln::rewrite {
@@ -78,7 +80,7 @@ static std::string elementwiseEntry(const frontend::KernelDecl &k, const std::st
 
 /// kiln::detail::reduction_kernel (with its stages) for a reduction kernel.
 static std::string reductionEntry(const frontend::KernelDecl &k, const std::string &id, bool ptx, bool fatbin,
-                                  bool withHost) {
+                                  bool withHost, bool ptxSm90) {
   const frontend::ReductionDescriptor &d = k.descriptor;
   std::string s;
   for (size_t i = 0; i < d.stages.size(); ++i) {
@@ -107,7 +109,8 @@ static std::string reductionEntry(const frontend::KernelDecl &k, const std::stri
   s += "  " + std::to_string(d.stages.size()) + ", kiln_stages_" + id + ", " + std::to_string(d.numLevels) + ", " +
        std::to_string(d.mapInputs) + "ull,\n";
   s += "  " + (d.emptyError.empty() ? std::string("nullptr") : quoted(d.emptyError)) + ", " +
-       std::to_string(d.vectorWidth) + ", " + (d.singleAxis ? "true" : "false") + "};\n";
+       std::to_string(d.vectorWidth) + ", " + (d.singleAxis ? "true" : "false") + ",\n";
+  s += ptxSm90 ? "  reinterpret_cast<const char *>(kiln_ptx_sm90)};\n" : "  nullptr};\n";
   return s;
 }
 
@@ -137,11 +140,15 @@ std::string emitKernelTable(const KernelTableInput &in) {
   // any size portable across host compilers.
   if (ptx) s += "alignas(8) const unsigned char kiln_ptx[] = {\n" + byteArray(*in.ptx) + "0x00};\n";
   if (fatbin) s += "alignas(8) const unsigned char kiln_fatbin[] = {\n" + byteArray(*in.fatbin) + "};\n";
+  bool ptxSm90 = ptx && in.ptxSm90 && !in.ptxSm90->empty();
+  if (ptxSm90) s += "alignas(8) const unsigned char kiln_ptx_sm90[] = {\n" + byteArray(*in.ptxSm90) + "0x00};\n";
   for (size_t i = 0; i < kernels.size(); ++i) {
     const auto &k = kernels[i];
     std::string id = std::to_string(i);
     s += "const ::kiln::dtype kiln_types_" + id + "[] = {" + dtypeList(k) + "};\n";
-    s += k.reduction ? reductionEntry(k, id, ptx, fatbin, in.withHost) : elementwiseEntry(k, id, ptx, fatbin, in.withHost);
+    bool cluster = ptxSm90 && in.clusterKernels && llvm::is_contained(*in.clusterKernels, k.name);
+    s += k.reduction ? reductionEntry(k, id, ptx, fatbin, in.withHost, cluster)
+                     : elementwiseEntry(k, id, ptx, fatbin, in.withHost);
   }
   s += "} // namespace\n";
   for (size_t i = 0; i < kernels.size(); ++i)

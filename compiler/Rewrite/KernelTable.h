@@ -18,6 +18,8 @@ namespace kiln::rewrite {
 struct KernelTableInput {
   const std::vector<frontend::KernelDecl> *kernels;
   const std::string *ptx;     ///< empty: no GPU code
+  const std::string *ptxSm90 = nullptr; ///< sm_90 variants (clusters); empty/null: none
+  const std::vector<std::string> *clusterKernels = nullptr; ///< kernels with `_rrowsc` in ptxSm90
   const std::string *fatbin;  ///< empty: none
   bool withHost = true;       ///< host variants are linked in
 };

@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -616,7 +618,7 @@ struct GenerateVariantsPass
     registry.insert<arith::ArithDialect, gpu::GPUDialect, memref::MemRefDialect,
                     scf::SCFDialect, vector::VectorDialect, func::FuncDialect,
                     math::MathDialect, complex::ComplexDialect,
-                    linalg::LinalgDialect>();
+                    linalg::LinalgDialect, LLVM::LLVMDialect, NVVM::NVVMDialect>();
   }
 
   void runOnOperation() override {
@@ -675,8 +677,17 @@ struct GenerateVariantsPass
         builder.buildHost(b, module, symbol, variant, rank);
       }
     }
+    gpu::GPUModuleOp sm90Module;
+    auto getSm90Module = [&] {
+      if (!sm90Module) {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointAfter(gpuModule);
+        sm90Module = gpu::GPUModuleOp::create(b, module.getLoc(), kGpuModuleSm90Name);
+      }
+      return sm90Module;
+    };
     for (const ReductionProgram &program : reductions)
-      reduction::generateReductionVariants(b, module, gpuModule, program);
+      reduction::generateReductionVariants(b, module, gpuModule, getSm90Module, program);
   }
 };
 

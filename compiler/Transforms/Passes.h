@@ -21,6 +21,9 @@ inline constexpr llvm::StringLiteral kOpsBeforeFusionAttr =
 inline constexpr llvm::StringLiteral kHostVariantAttr = "kiln.host_variant";
 /// Name of the gpu.module holding the GPU variants.
 inline constexpr llvm::StringLiteral kGpuModuleName = "kiln_kernels";
+/// Name of the gpu.module holding variants that need sm_90 (thread-block
+/// clusters), compiled to a PTX module of their own.
+inline constexpr llvm::StringLiteral kGpuModuleSm90Name = "kiln_kernels_sm90";
 
 /// `kiln-fuse-kernels`: records the number of linalg.generic ops of each
 /// kiln.kernel function, then fuses them with MLIR's elementwise fusion

@@ -263,6 +263,65 @@ void launch_entry(const kernel_image &image, int ordinal, int slot, const char *
              std::to_string(block) + ")");
 }
 
+void launch_cluster_entry(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned grid,
+                          unsigned block, unsigned cluster, unsigned shared_bytes, void **args, void *stream) {
+  const cuda::driver_api &api = cuda::require_driver();
+  gpu_kernel &e = entry_of(api, image, ordinal);
+  int max_block = default_block;
+  CUfunction f = function_of(api, e, slot, suffix, max_block);
+  if (shared_bytes > 48 * 1024) // above the default limit of dynamic shared memory
+    KILN_CU(api, cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            static_cast<int>(shared_bytes));
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim.x = cluster;
+  attribute.value.clusterDim.y = 1;
+  attribute.value.clusterDim.z = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = grid;
+  config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = block;
+  config.blockDimY = config.blockDimZ = 1;
+  config.sharedMemBytes = shared_bytes;
+  config.hStream = static_cast<CUstream>(stream);
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  CUresult r = api.cuLaunchKernelEx(&config, f, args, nullptr);
+  if (r != CUDA_SUCCESS)
+    fail(r, "cuLaunchKernelEx",
+         " (kernel " + kernel_name(image) + suffix + ", grid " + std::to_string(grid) + ", block " +
+             std::to_string(block) + ", cluster " + std::to_string(cluster) + ", " + std::to_string(shared_bytes) +
+             " bytes of shared memory)");
+}
+
+int blocks_per_multiprocessor(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned block,
+                              unsigned shared_bytes) {
+  const cuda::driver_api &api = cuda::require_driver();
+  gpu_kernel &e = entry_of(api, image, ordinal);
+  int max_block = default_block;
+  CUfunction f = function_of(api, e, slot, suffix, max_block);
+  int n = 1;
+  KILN_CU(api, cuOccupancyMaxActiveBlocksPerMultiprocessor, &n, f, static_cast<int>(block), shared_bytes);
+  return std::max(n, 1);
+}
+
+int compute_capability(int ordinal) {
+  static std::atomic<int> cached[64] = {};
+  if (ordinal >= 0 && ordinal < 64)
+    if (int cc = cached[ordinal].load(std::memory_order_relaxed))
+      return cc;
+  const cuda::driver_api &api = cuda::require_driver();
+  CUdevice dev = 0;
+  KILN_CU(api, cuDeviceGet, &dev, ordinal);
+  int major = 0, minor = 0;
+  KILN_CU(api, cuDeviceGetAttribute, &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  KILN_CU(api, cuDeviceGetAttribute, &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  int cc = 10 * major + minor;
+  if (ordinal >= 0 && ordinal < 64)
+    cached[ordinal].store(cc, std::memory_order_relaxed);
+  return cc;
+}
+
 int multiprocessor_count(int ordinal) {
   static std::atomic<int> cached[64] = {};
   if (ordinal >= 0 && ordinal < 64)

@@ -50,7 +50,21 @@ inline constexpr int max_entries = 8;
 void launch_entry(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned grid,
                   unsigned block, unsigned shared_bytes, void **args, void *stream);
 
+/// As launch_entry, for a kernel whose blocks run in thread-block clusters
+/// of `cluster` blocks (grid a multiple of it) with `shared_bytes` of
+/// dynamic shared memory (the function's limit is raised as needed).
+void launch_cluster_entry(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned grid,
+                          unsigned block, unsigned cluster, unsigned shared_bytes, void **args, void *stream);
+
+/// Blocks of `block` threads (and `shared_bytes` of dynamic shared memory)
+/// of entry `<name><suffix>` that fit on one multiprocessor at once.
+int blocks_per_multiprocessor(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned block,
+                              unsigned shared_bytes);
+
 /// Multiprocessors of GPU `ordinal` (cached).
 int multiprocessor_count(int ordinal);
+
+/// The compute capability of GPU `ordinal` as 10 * major + minor (cached).
+int compute_capability(int ordinal);
 
 } // namespace kiln::detail::launch

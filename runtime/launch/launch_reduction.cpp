@@ -376,6 +376,18 @@ struct launcher {
     return "";
   }
 
+  /// `_rrowsc` (sm_90): `clusters` clusters of `cluster` blocks, each with
+  /// `shared` bytes of dynamic shared memory, take the rows in turn.
+  void run_clusters(std::int64_t clusters, unsigned cluster, unsigned shared) {
+    args.phase = static_cast<std::int32_t>(reduction_phase::whole);
+    args.level = 0;
+    args.first = 0;
+    args.count = c.nk;
+    const unsigned grid = static_cast<unsigned>(clusters) * cluster;
+    launch::kernel_image image{&c.k.ptx_sm90, c.k.name, c.k.ptx_sm90, nullptr, 0};
+    launch::launch_cluster_entry(image, gpu, 0, "_rrowsc", grid, gpu_block, cluster, shared, args.data(), stream);
+  }
+
   void run(reduction_phase phase, int level, std::int64_t blocks, bool warp = false) {
     if (blocks <= 0)
       return;
@@ -404,6 +416,51 @@ struct launcher {
     });
   }
 };
+
+/// Full inputs that `_rrowsc` keeps in shared memory: those read by the
+/// first level and again later (GpuClusterRows.cpp's clusterCachedInputs).
+std::uint64_t cluster_cached_inputs(const reduction_kernel &k) {
+  std::uint64_t first = 0, later = k.kept_output ? 0 : k.map_inputs;
+  for (int j = 0; j < k.num_stages; ++j)
+    (k.stages[j].level == 0 ? first : later) |= k.stages[j].full_inputs;
+  return first & later;
+}
+
+/// Blocks per row and dynamic shared memory per block for `_rrowsc`, or
+/// {0, 0} where one block per row serves: on sm_90 and later, for rows
+/// whose cached inputs pass `cluster_from` bytes (re-reading them would
+/// then miss L2), in clusters of up to 8 blocks of at most
+/// `cluster_block_bytes` each.
+constexpr std::int64_t cluster_from = 64 * 1024;
+constexpr std::int64_t cluster_block_bytes = 64 * 1024;
+constexpr std::int64_t cluster_block_limit = 200 * 1024;
+
+std::pair<unsigned, unsigned> cluster_plan(const call &c, int gpu) {
+  const reduction_kernel &k = c.k;
+  if (!k.ptx_sm90 || c.lay != layout::rows || launch::compute_capability(gpu) < 90)
+    return {0, 0};
+  const std::uint64_t cached = cluster_cached_inputs(k);
+  std::int64_t rowBytes = 0;
+  for (int i = 0; i < k.num_inputs; ++i)
+    if (cached >> i & 1)
+      rowBytes += c.nr * static_cast<std::int64_t>(itemsize(k.operand_dtypes[i]));
+  if (rowBytes <= cluster_from)
+    return {0, 0};
+  unsigned blocks = 2;
+  while (blocks < 8 && rowBytes > cluster_block_bytes * blocks)
+    blocks *= 2;
+  // Each block's chunk, a whole number of vectors, and its cache (inputs
+  // 16-byte aligned), as the kernel lays it out.
+  const std::int64_t v = std::max<int>(k.vector_width, 1);
+  const std::int64_t chunk = ((c.nr + blocks - 1) / blocks + v - 1) / v * v;
+  std::int64_t shared = 0;
+  for (int i = 0; i < k.num_inputs; ++i)
+    if (cached >> i & 1)
+      shared = (shared + chunk * static_cast<std::int64_t>(itemsize(k.operand_dtypes[i])) + 15) / 16 * 16;
+  if (shared > cluster_block_limit)
+    return {0, 0};
+  return {blocks, static_cast<unsigned>(shared)};
+}
 
 } // namespace
 
@@ -498,6 +555,7 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
   // The schedule: whole kept elements per block, or a split reduced extent.
   std::int64_t split = 1;
   bool warp = false;
+  std::pair<unsigned, unsigned> cluster{0, 0}; // `_rrowsc`: blocks per row, shared bytes
   int gpu = -1;
   void *stream = nullptr;
   std::int64_t units = c.nk; // virtual blocks of the whole phase
@@ -512,7 +570,9 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
     const std::int64_t target = 4 * launch::multiprocessor_count(gpu);
     if (c.lay == layout::rows) {
       warp = c.nr <= 1024;
-      if (!warp && c.nk < target && c.nr >= 2 * gpu_chunk)
+      if (!warp && c.nk >= launch::multiprocessor_count(gpu)) // else splitting the rows fills the GPU better
+        cluster = cluster_plan(c, gpu);
+      if (!warp && cluster.first == 0 && c.nk < target && c.nr >= 2 * gpu_chunk)
         split = std::max((target + c.nk - 1) / c.nk, (c.nr + gpu_chunk - 1) / gpu_chunk);
       units = warp ? (c.nk + 7) / 8 : c.nk;
     } else if (c.lay == layout::cols) {
@@ -542,6 +602,11 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
   args.split = static_cast<std::int32_t>(split);
   args.flags = vectors_aligned(c) ? reduction_vectors : 0;
   launcher run{c, args, gpu, stream};
+  if (cluster.first > 0) {
+    const std::int64_t clusters = std::min<std::int64_t>(c.nk, 8 * launch::multiprocessor_count(gpu));
+    run.run_clusters(clusters, cluster.first, cluster.second);
+    return true;
+  }
   if (split == 1) {
     run.run(reduction_phase::whole, 0, units, warp);
     return true;

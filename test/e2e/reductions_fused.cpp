@@ -245,12 +245,16 @@ void nan_and_empty_cases() {
   expect_error("argmax of an empty axis", "attempt to get argmax of an empty sequence",
                [&] { (void)kiln::argmax(e, -1); });
   expect("max over the non-empty axis", kiln::max(e, 0), 0, [&](auto) { return C(0.0); }, 0);
+  // Through a reference kilnc cannot see the rank (with it, these are
+  // compile-time errors: test/lit/Diagnostics/reduction-axis.cpp).
+  const f32 &any = x;
   expect_error("axis out of range", "axis 2 is out of bounds for array of dimension 2",
-               [&] { (void)kiln::sum(x, 2); });
+               [&] { (void)kiln::sum(any, 2); });
   expect_error("axis -3 out of range", "axis -3 is out of bounds for array of dimension 2",
-               [&] { (void)kiln::mean(x, -3); });
-  expect_error("duplicate axes", "duplicate value in 'axis'", [&] { (void)kiln::sum(x, {1, -1}); });
-  expect_error("argmax over two axes", "argmax", [&] { (void)kiln::argmax(x, {0, 1}); });
+               [&] { (void)kiln::mean(any, -3); });
+  expect_error("duplicate axes", "duplicate value in 'axis'", [&] { (void)kiln::sum(any, {1, -1}); });
+  kiln::axes two = {0, 1};
+  expect_error("argmax over two axes", "argmax", [&] { (void)kiln::argmax(any, two); });
   f32 a = kiln::ones<float>({3, 4}), b = kiln::ones<float>({2, 4});
   expect_error("broadcast error inside a reduction", "could not be broadcast", [&] { (void)dot_rows(a, b); });
 }

@@ -11,12 +11,15 @@ using namespace mlir;
 
 namespace kiln::reduction {
 
-void generateReductionVariants(OpBuilder &b, ModuleOp module, gpu::GPUModuleOp gpuModule, const ReductionProgram &p) {
+void generateReductionVariants(OpBuilder &b, ModuleOp module, gpu::GPUModuleOp gpuModule,
+                               function_ref<gpu::GPUModuleOp()> sm90Module, const ReductionProgram &p) {
   std::string stem = mlir::func::FuncOp(p.func).getSymName().str();
   buildGpuRows(b, gpuModule, p, stem + variantSuffix(Layout::Rows), /*warp=*/false);
   buildGpuRows(b, gpuModule, p, stem + variantSuffix(Layout::Rows, /*warpRows=*/true), /*warp=*/true);
   buildGpuCols(b, gpuModule, p, stem + variantSuffix(Layout::Cols));
   buildGpuGeneral(b, gpuModule, p, stem + variantSuffix(Layout::General));
+  if (wantsClusterRows(p))
+    buildGpuClusterRows(b, sm90Module(), p, stem + "_rrowsc");
   for (Layout l : {Layout::Rows, Layout::Cols, Layout::General})
     buildHost(b, module, p, l, stem + variantSuffix(l));
 }

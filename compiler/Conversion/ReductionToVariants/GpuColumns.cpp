@@ -206,7 +206,9 @@ private:
       }
       return SmallVector<Value>(branch.getResults());
     });
-    SmallVector<Value> results = unrollLoop(loop, 4); // four rows a thread in flight
+    // (Unrolling this loop measured slower on an H100: 0.459 ms against
+    // 0.375 ms for mean(x, 0) of 16k x 16k float32; 70 registers a thread.)
+    SmallVector<Value> results(loop.getResults());
     SmallVector<LevelStates> lanes;
     for (unsigned lane = 0; lane < width_; ++lane)
       lanes.push_back(init.with(ValueRange(results).slice(lane * n, n)));

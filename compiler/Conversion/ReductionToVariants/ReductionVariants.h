@@ -28,12 +28,22 @@ void buildGpuCols(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module, const Reduc
                   llvm::StringRef name);
 void buildGpuGeneral(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module, const ReductionProgram &p,
                      llvm::StringRef name);
+/// `_rrowsc` (sm_90 thread-block clusters): long rows read more than once,
+/// cached in the cluster's shared memory; only when wantsClusterRows(p).
+void buildGpuClusterRows(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module, const ReductionProgram &p,
+                         llvm::StringRef name);
+/// Whether `p` gets a `_rrowsc` variant: its rows are read more than once.
+bool wantsClusterRows(const ReductionProgram &p);
+/// Full inputs `_rrowsc` keeps in shared memory (a mask over p's full
+/// inputs): those read by the first level and again later.
+std::uint64_t clusterCachedInputs(const ReductionProgram &p);
 void buildHost(mlir::OpBuilder &b, mlir::ModuleOp module, const ReductionProgram &p, Layout layout,
                llvm::StringRef name);
 
 /// Every variant of `p` (named after its function): GPU kernels into
-/// `gpuModule`, host functions into `module`.
+/// `gpuModule`, sm_90 ones into `sm90Module()` (created on first use), host
+/// functions into `module`.
 void generateReductionVariants(mlir::OpBuilder &b, mlir::ModuleOp module, mlir::gpu::GPUModuleOp gpuModule,
-                               const ReductionProgram &p);
+                               llvm::function_ref<mlir::gpu::GPUModuleOp()> sm90Module, const ReductionProgram &p);
 
 } // namespace kiln::reduction

@@ -356,7 +356,9 @@ scf::ForOp stridedLoop(OpBuilder &b, Location loc, Value start, Value end, Value
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(loop.getBody());
   Value iv = arith::AddIOp::create(b, loc, start, arith::MulIOp::create(b, loc, loop.getInductionVar(), step));
-  scf::YieldOp::create(b, loc, body(iv, loop.getRegionIterArgs()));
+  SmallVector<Value> next = body(iv, loop.getRegionIterArgs());
+  if (!inits.empty()) // without results the loop has its (empty) yield already
+    scf::YieldOp::create(b, loc, next);
   return loop;
 }
 

@@ -23,13 +23,15 @@ using namespace mlir;
 namespace kiln::ptx {
 
 FailureOr<std::string> emitPTX(ModuleOp module, const PTXOptions &options) {
+  llvm::StringRef name = options.moduleName.empty() ? llvm::StringRef(kGpuModuleName)
+                                                    : llvm::StringRef(options.moduleName);
   gpu::GPUModuleOp kernels;
   for (auto op : module.getOps<gpu::GPUModuleOp>())
-    if (op.getName() == kGpuModuleName)
+    if (op.getName() == name)
       kernels = op;
   if (!kernels)
     return module.emitError()
-           << "no gpu.module @" << kGpuModuleName << " to compile to PTX";
+           << "no gpu.module @" << name << " to compile to PTX";
 
   MLIRContext *ctx = module.getContext();
   OwningOpRef<ModuleOp> gpuOnly = ModuleOp::create(module.getLoc());

@@ -19,9 +19,12 @@ struct PTXOptions {
   int optLevel = 3;
   /// libdevice bitcode for math functions; empty: the configured default.
   std::string libdevicePath;
+  /// The gpu.module to compile; empty: @kiln_kernels.
+  std::string moduleName;
 };
 
-/// PTX of the gpu.module @kiln_kernels in `module` (which is not modified).
+/// PTX of the gpu.module @kiln_kernels (or options.moduleName) in `module`
+/// (which is not modified).
 mlir::FailureOr<std::string> emitPTX(mlir::ModuleOp module,
                                      const PTXOptions &options);
 

@@ -22,7 +22,7 @@
 
 namespace cl = llvm::cl;
 
-enum class Action { Fuse, Ptx, HostIR, HostObject, Fatbin, Stats };
+enum class Action { Fuse, Ptx, PtxSm90, HostIR, HostObject, Fatbin, Stats };
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
                                       cl::init("-"));
@@ -33,6 +33,8 @@ static cl::opt<Action> action(
     cl::values(clEnumValN(Action::Fuse, "fused-mlir",
                           "the fused module (fused-mlir stage)"),
                clEnumValN(Action::Ptx, "ptx", "PTX of every variant"),
+               clEnumValN(Action::PtxSm90, "ptx-sm90",
+                          "PTX of the sm_90 variants (thread-block clusters)"),
                clEnumValN(Action::HostIR, "host-ir",
                           "optimized LLVM IR of the host variants"),
                clEnumValN(Action::HostObject, "host-object",
@@ -85,7 +87,7 @@ int main(int argc, char **argv) {
     kiln::pipeline::Options options;
     options.optLevel = optLevel;
     options.cudaArchs.assign(cudaArchs.begin(), cudaArchs.end());
-    options.emitPtx = action == Action::Ptx || action == Action::Fatbin;
+    options.emitPtx = action == Action::Ptx || action == Action::PtxSm90 || action == Action::Fatbin;
     options.emitHost = action == Action::HostObject;
     if (action == Action::HostIR) {
       // The host back end alone, printing IR instead of an object.
@@ -106,6 +108,7 @@ int main(int argc, char **argv) {
       if (mlir::failed(compiled))
         return 1;
       text = action == Action::Ptx          ? compiled->ptx
+             : action == Action::PtxSm90    ? compiled->ptxSm90
              : action == Action::HostObject ? compiled->hostObject
                                             : compiled->fatbin;
     }

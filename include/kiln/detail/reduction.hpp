@@ -78,6 +78,9 @@ struct reduction_kernel {
   const char *empty_error;   ///< NumPy's error for an empty reduced extent, or nullptr (an identity exists)
   std::uint8_t vector_width; ///< elements per vector access of full operands
   bool single_axis;          ///< argmax/argmin: NumPy takes one axis or all, never a list
+  /// PTX for sm_90 with `<name>_rrowsc` (rows across a thread-block cluster),
+  /// or nullptr.
+  const char *ptx_sm90 = nullptr;
 };
 
 /// Runs `k` (reductions over `ax`, `keepdims`) on `inputs` (full space) and
