@@ -505,10 +505,11 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
     if (!(A >> d & 1) || S[d] == 1)
       continue;
     for (int j = 0; j < k.num_stages; ++j) {
-      std::int64_t e = 1;
+      std::int64_t e = 1; // the stage's broadcast extent (0 for an empty axis)
       for (std::size_t i = 0; i < inputs.size(); ++i)
         if (k.stages[j].full_inputs >> i & 1)
-          e = std::max(e, extent_at(*inputs[i], rank, d));
+          if (const std::int64_t x = extent_at(*inputs[i], rank, d); x != 1)
+            e = x;
       if (e != S[d])
         return false;
     }
@@ -577,8 +578,14 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
       units = warp ? (c.nk + 7) / 8 : c.nk;
     } else if (c.lay == layout::cols) {
       units = tiles;
-      if (tiles < target && c.nr >= 1024)
-        split = std::min<std::int64_t>((target + tiles - 1) / tiles, c.nr / 64);
+      // Few column tiles: split the rows so that the blocks make one full
+      // wave (as many as are resident at once), equal shares each: a
+      // partial second wave would leave most of the GPU idle at the end.
+      const launch::kernel_image image{&k, k.name, k.ptx, k.fatbin, k.fatbin_size};
+      const std::int64_t wave =
+          launch::blocks_per_multiprocessor(image, gpu, 2, "_rcols", gpu_block, 0) * launch::multiprocessor_count(gpu);
+      if (tiles < wave && c.nr >= 1024)
+        split = std::min<std::int64_t>(wave / tiles, c.nr / 64);
     } else {
       units = (c.nk + 7) / 8;
     }

@@ -130,6 +130,31 @@ void full_case(std::int64_t n, std::uint64_t seed) {
 
 /// float32 sums are pairwise (tree) sums: within 1e-6 of the float64 sum of
 /// 2^24 uniform floats (2^28 on a GPU), and the same bits every run.
+/// Column sums (`_rcols`) of 2^22 x 4 uniform float32: pairwise down each
+/// column (a sequential float32 sum would be off by ~1e-4), same bits twice.
+void column_accuracy_case() {
+  const std::int64_t R = std::int64_t(1) << 22, N = 4;
+  auto rng = kiln::random::default_rng(98);
+  f32 x = rng.random<float>({R, N});
+  auto X = x.to_vector();
+  std::vector<long double> ref(N, 0);
+  for (std::int64_t i = 0; i < R * N; ++i)
+    ref[i % N] += X[i];
+  auto got = kiln::sum(x, 0).to_vector(), again = kiln::sum(x, 0).to_vector();
+  double worst = 0;
+  for (std::int64_t j = 0; j < N; ++j)
+    worst = std::max(worst, std::abs(double((got[j] - ref[j]) / ref[j])));
+  ++checks;
+  bool same = std::memcmp(got.data(), again.data(), N * sizeof(float)) == 0;
+  if (worst > 1e-6 || !same) {
+    ++failures;
+    std::printf("FAIL float32 column sums of %lld rows: relative error %g, repeat %s\n", (long long)R, worst,
+                same ? "same" : "differs");
+  } else {
+    std::printf("float32 column sums of %lld rows: relative error %.3g, same bits twice\n", (long long)R, worst);
+  }
+}
+
 void accuracy_case() {
   const std::int64_t n = kiln::current_device().is_cuda() ? (std::int64_t(1) << 28) : (std::int64_t(1) << 24);
   auto rng = kiln::random::default_rng(99);
@@ -268,12 +293,18 @@ int main() {
   rows_case(64, 4096, 4);
   rows_case(5, 3000, 5);
   rows_case(2, 300007, 6); // split over blocks on a GPU
+  // Long rows, more of them than an H100 has multiprocessors: a cluster of
+  // 2 (80 KB rows) or 8 blocks (400 KB, odd: unaligned vectors) per row on
+  // sm_90 (`_rrowsc`).
+  rows_case(140, 20000, 7);
+  rows_case(136, 100003, 8);
   columns_case(1, 33, 7);
   columns_case(257, 130, 8);
   columns_case(20011, 7, 9); // few columns: split on a GPU
   full_case(1, 10);
   full_case(1001, 11);
   full_case((1 << 20) + 7, 12); // split over blocks
+  column_accuracy_case();
   accuracy_case();
   structure_cases();
   nan_and_empty_cases();

@@ -15,6 +15,7 @@
 #include "Conversion/ReductionToVariants/VariantCommon.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -25,7 +26,7 @@ using namespace mlir;
 namespace kiln::reduction {
 namespace {
 
-constexpr int64_t kBlock = 256, kRowsPerBlock = 8, kLanesX = 32;
+constexpr int64_t kBlock = 256, kRowsPerBlock = 8, kLanesX = 32, kMinBlocksPerSM = 4;
 
 class ColumnBuilder {
 public:
@@ -48,6 +49,15 @@ public:
     auto func = gpu::GPUFuncOp::create(b, loc, name, type, workgroup);
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func->setAttr(func.getKnownBlockSizeAttrName(), b.getDenseI32ArrayAttr({int32_t(kBlock), 1, 1}));
+    // Columns stream with one load a thread in flight, so residency keeps
+    // memory busy: ask for 4 blocks a multiprocessor (at most 64 registers a
+    // thread) where the states are one scalar a column (sum, max, ...);
+    // larger states (argmax, moments) would spill.
+    bool scalarStates = true;
+    for (unsigned l = 0; l < p_.numLevels; ++l)
+      scalarStates &= stageStateTypes(p_, l).size() <= 1;
+    if (scalarStates)
+      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(kMinBlocksPerSM));
     Block &entry = func.getBody().front();
     b.setInsertionPointToStart(&entry);
     params_ = bindParams(b, loc, p_, entry.getArguments().take_front(type.getNumInputs()));

@@ -8,7 +8,8 @@
 // stack of partial states, as NumPy's pairwise sum): float sums stay
 // accurate over any length, and the order depends only on the length.
 // Columns keep one state per column of a tile and walk rows outside, so the
-// inner loop runs along the contiguous columns. The combine phase merges a
+// inner loop runs along the contiguous columns; chunks of 128 rows merge
+// pairwise through a binary counter as well. The combine phase merges a
 // kept element's chunk states as a pairwise tree.
 //
 //===----------------------------------------------------------------------===//
@@ -29,6 +30,9 @@ namespace {
 constexpr int64_t kHostTile = 64;
 /// Vectors per chunk of a host row (the pairwise tree's leaves).
 constexpr int64_t kChunkVectors = 16;
+/// Rows per chunk of a host column tile (the pairwise tree's leaves), and
+/// the levels of its binary counter (columns of up to 128 · 2^40 rows).
+constexpr int64_t kColumnChunk = 128, kColumnStackLevels = 40;
 
 class HostBuilder {
 public:
@@ -394,28 +398,87 @@ private:
     for (unsigned l = from; l < to; ++l) {
       LevelStates init = LevelStates::identity(b, loc, p_, p_.stagesAt(l));
       SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages()), p_.numFull());
-      SmallVector<Value> states;
-      for (Value v : init.values)
-        states.push_back(entryAlloca(b, loc, MemRefType::get({kHostTile}, memoryType(v.getType()))));
-      forColumns([&](Value i) {
-        for (auto [j, v] : llvm::enumerate(init.values))
-          memref::StoreOp::create(b, loc, toMemory(b, loc, v), states[j], ValueRange{i});
-      });
-      forRows([&](Value r) {
+      // Per-column states in small arrays: `states` (the result), `block`
+      // (one chunk of rows) and `stack` (the binary counter's levels).
+      auto arrays = [&](int64_t n) {
+        SmallVector<Value> a;
+        for (Value v : init.values)
+          a.push_back(entryAlloca(b, loc, MemRefType::get({n}, memoryType(v.getType()))));
+        return a;
+      };
+      SmallVector<Value> states = arrays(kHostTile), block = arrays(kHostTile),
+                         stack = arrays(kColumnStackLevels * kHostTile);
+      auto load = [&](ArrayRef<Value> a, Value at) {
+        LevelStates s = init;
+        for (auto [j, v] : llvm::enumerate(s.values))
+          v = fromMemory(b, loc, memref::LoadOp::create(b, loc, a[j], ValueRange{at}), v.getType());
+        return s;
+      };
+      auto store = [&](ArrayRef<Value> a, Value at, const LevelStates &s) {
+        for (auto [j, v] : llvm::enumerate(s.values))
+          memref::StoreOp::create(b, loc, toMemory(b, loc, v), a[j], ValueRange{at});
+      };
+      auto stackSlot = [&](Value level, Value i) {
+        return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, level, cidx(b, loc, kHostTile)), i);
+      };
+      auto reset = [&](ArrayRef<Value> a) { forColumns([&](Value i) { store(a, i, init); }); };
+      // Rows [lo, hi) folded into `a`, row by row, each row along the columns.
+      auto foldRows = [&](Value lo, Value hi, ArrayRef<Value> a) {
+        auto loop = scf::ForOp::create(b, loc, lo, hi, cidx(b, loc, 1));
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value r = loop.getInductionVar();
         forColumns([&](Value i) {
-          LevelStates acc = init;
-          for (auto [j, v] : llvm::enumerate(acc.values))
-            v = fromMemory(b, loc, memref::LoadOp::create(b, loc, states[j], ValueRange{i}), v.getType());
           PointEnv env = envOf(i);
           SmallVector<Value> idx{o, r, column(i)};
           for (unsigned in : inputs)
             env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
           env.reducedIndex = r;
-          LevelStates upd = acc.update(b, loc, *eval_, env);
-          for (auto [j, v] : llvm::enumerate(upd.values))
-            memref::StoreOp::create(b, loc, toMemory(b, loc, v), states[j], ValueRange{i});
+          store(a, i, load(a, i).update(b, loc, *eval_, env));
         });
-      });
+      };
+      // Chunks of kColumnChunk rows merge pairwise through a binary counter,
+      // as rows do: float sums down a column stay accurate over any length.
+      Value chunk = cidx(b, loc, kColumnChunk);
+      Value chunks = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, rend, rbeg), chunk);
+      auto chunkLoop = scf::ForOp::create(b, loc, cidx(b, loc, 0), chunks, cidx(b, loc, 1));
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(chunkLoop.getBody());
+        Value c = chunkLoop.getInductionVar();
+        Value lo = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, c, chunk));
+        reset(block);
+        foldRows(lo, arith::AddIOp::create(b, loc, lo, chunk), block);
+        // Carry: while bit `level` of c is set, block = stack[level] + block.
+        auto carry = scf::WhileOp::create(b, loc, TypeRange{b.getIndexType()}, ValueRange{cidx(b, loc, 0)});
+        {
+          OpBuilder::InsertionGuard gw(b);
+          Block *before = b.createBlock(&carry.getBefore(), {}, {b.getIndexType()}, {loc});
+          Value level = before->getArgument(0);
+          Value bit = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, c, level), cidx(b, loc, 1));
+          scf::ConditionOp::create(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::ne, bit, cidx(b, loc, 0)),
+                                   before->getArguments());
+          Block *after = b.createBlock(&carry.getAfter(), {}, {b.getIndexType()}, {loc});
+          Value lvl = after->getArgument(0);
+          forColumns([&](Value i) { store(block, i, load(stack, stackSlot(lvl, i)).merge(b, loc, load(block, i))); });
+          scf::YieldOp::create(b, loc, ValueRange{arith::AddIOp::create(b, loc, lvl, cidx(b, loc, 1))});
+        }
+        Value top = carry.getResult(0);
+        forColumns([&](Value i) { store(stack, stackSlot(top, i), load(block, i)); });
+      }
+      // Fold the stack, earliest (highest level) first, then the rows left.
+      reset(states);
+      auto fold = scf::ForOp::create(b, loc, cidx(b, loc, 0), cidx(b, loc, kColumnStackLevels), cidx(b, loc, 1));
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(fold.getBody());
+        Value level = arith::SubIOp::create(b, loc, cidx(b, loc, kColumnStackLevels - 1), fold.getInductionVar());
+        Value bit = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, chunks, level), cidx(b, loc, 1));
+        ifThen(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::ne, bit, cidx(b, loc, 0)), [&] {
+          forColumns([&](Value i) { store(states, i, load(states, i).merge(b, loc, load(stack, stackSlot(level, i)))); });
+        });
+      }
+      foldRows(arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, chunks, chunk)), rend, states);
       // The level's results become kept values of the columns.
       unsigned j = 0;
       for (auto [n, si] : llvm::enumerate(init.stages()))
