@@ -63,6 +63,9 @@ public:
     auto func = gpu::GPUFuncOp::create(b, loc, name, type, workgroup);
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func->setAttr(func.getKnownBlockSizeAttrName(), b.getDenseI32ArrayAttr({int32_t(kBlock), 1, 1}));
+    // (No register limit here: 4 blocks a multiprocessor (64 registers)
+    // measured slower on an H100 for layer norm of 64k x 4k float32, 0.845
+    // against 0.793 ms, and var of 16k x 16k, 0.443 against 0.426 ms.)
     Block &entry = func.getBody().front();
     b.setInsertionPointToStart(&entry);
     params_ = bindParams(b, loc, p_, entry.getArguments().take_front(type.getNumInputs()));
