@@ -33,7 +33,7 @@ constexpr std::int64_t gpu_chunk = 65536;
 constexpr std::int64_t host_chunk = 65536;
 constexpr std::int64_t host_split_from = 1 << 17;
 /// Host `_rcols` tiles (HostVariants.cpp's kHostTile).
-constexpr std::int64_t host_tile = 64;
+constexpr std::int64_t host_tile = 512;
 
 std::string kernel_name(const reduction_kernel &k) { return k.name ? k.name : "<unnamed>"; }
 
@@ -596,8 +596,10 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
       split = (c.nr + host_chunk - 1) / host_chunk;
     if (c.lay == layout::cols) {
       units = tiles;
-      if (tiles < 16 && c.nr >= host_split_from)
-        split = std::min<std::int64_t>(64, c.nr / 1024);
+      // Fewer than 16 tiles: split the rows into chunks of at least 1024
+      // (16 tasks or more, and long columns into 64 chunks).
+      if (tiles < 16 && c.nr >= 2048)
+        split = std::min<std::int64_t>(c.nr >= host_split_from ? 64 : (16 + tiles - 1) / tiles, c.nr / 1024);
     }
   }
   split = std::max<std::int64_t>(split, 1);
