@@ -37,6 +37,9 @@ constexpr std::int64_t host_tile = 512;
 
 std::string kernel_name(const reduction_kernel &k) { return k.name ? k.name : "<unnamed>"; }
 
+/// The module of `k`'s variants for sm_80 and later (`_rrowsc` is in ptx_sm90).
+launch::kernel_image image_of(const reduction_kernel &k) { return {&k, k.name, k.ptx, k.fatbin, k.fatbin_size}; }
+
 /// One expanded memref descriptor of rank <= 8.
 struct memref_fields {
   void *allocated = nullptr;
@@ -398,8 +401,7 @@ struct launcher {
       args.count = blocks;
       const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(blocks, 0x7fffffff));
       const int slot = c.lay == layout::rows ? (warp ? 1 : 0) : c.lay == layout::cols ? 2 : 3;
-      launch::kernel_image image{&c.k, c.k.name, c.k.ptx, c.k.fatbin, c.k.fatbin_size};
-      launch::launch_entry(image, gpu, slot, suffix(warp), grid, gpu_block, 0, args.data(), stream);
+      launch::launch_entry(image_of(c.k), gpu, slot, suffix(warp), grid, gpu_block, 0, args.data(), stream);
       return;
     }
     const host_kernel_fn fn = c.k.host[c.lay == layout::rows ? 0 : c.lay == layout::cols ? 1 : 2];
@@ -583,9 +585,8 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
       // Few column tiles: split the rows so that the blocks make one full
       // wave (as many as are resident at once), equal shares each: a
       // partial second wave would leave most of the GPU idle at the end.
-      const launch::kernel_image image{&k, k.name, k.ptx, k.fatbin, k.fatbin_size};
       const std::int64_t wave =
-          launch::blocks_per_multiprocessor(image, gpu, 2, "_rcols", gpu_block, 0) * launch::multiprocessor_count(gpu);
+          launch::blocks_per_multiprocessor(image_of(k), gpu, 2, "_rcols", gpu_block, 0) * launch::multiprocessor_count(gpu);
       if (tiles < wave && c.nr >= 1024)
         split = std::min<std::int64_t>(wave / tiles, c.nr / 64);
     } else {

@@ -64,13 +64,7 @@ public:
     params_ = bindParams(b, loc, p_, entry.getArguments().take_front(type.getNumInputs()));
     unsigned w = 0;
     for (unsigned n : setSizes) {
-      BlockReduceBuffers buf;
-      for (unsigned i = 0; i < n; ++i)
-        buf.partial.push_back(func.getWorkgroupAttributions()[w + i]);
-      for (unsigned i = 0; i < n; ++i)
-        buf.result.push_back(func.getWorkgroupAttributions()[w + n + i]);
-      w += 2 * n;
-      buffers_.push_back(buf);
+      buffers_.push_back(takeBlockReduceBuffers(func, w, n));
       SmallVector<Value> slots;
       for (unsigned i = 0; i < n; ++i)
         slots.push_back(func.getWorkgroupAttributions()[w++]);

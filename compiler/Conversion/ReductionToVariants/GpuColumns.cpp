@@ -82,11 +82,11 @@ public:
       return cmpIdx(b, loc, arith::CmpIPredicate::eq, params_.phase, cidx(b, loc, int64_t(ph)));
     };
     ifThen(b, loc, phaseIs(reduction_phase::whole),
-           [&] { forEachBlock(b, loc, [&](Value u) { columns(b, loc, u, cidx(b, loc, 1), cidx(b, loc, 0), -1); }); });
+           [&] { forEachVirtualBlock(b, loc, params_, [&](Value u) { columns(b, loc, u, cidx(b, loc, 1), cidx(b, loc, 0), -1); }); });
     ifThen(b, loc, phaseIs(reduction_phase::partial), [&] {
       for (unsigned l = 0; l < p_.numLevels; ++l)
         ifThen(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::eq, params_.level, cidx(b, loc, l)), [&] {
-          forEachBlock(b, loc, [&](Value u) {
+          forEachVirtualBlock(b, loc, params_, [&](Value u) {
             columns(b, loc, arith::DivUIOp::create(b, loc, u, params_.split), params_.split,
                     arith::RemUIOp::create(b, loc, u, params_.split), l);
           });
@@ -95,11 +95,11 @@ public:
     ifThen(b, loc, phaseIs(reduction_phase::combine), [&] {
       for (unsigned l = 0; l < p_.numLevels; ++l)
         ifThen(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::eq, params_.level, cidx(b, loc, l)),
-               [&] { forEachBlock(b, loc, [&](Value u) { combine(b, loc, u, l); }); });
+               [&] { forEachVirtualBlock(b, loc, params_, [&](Value u) { combine(b, loc, u, l); }); });
     });
     if (!p_.keptOutput)
       ifThen(b, loc, phaseIs(reduction_phase::output), [&] {
-        forEachBlock(b, loc, [&](Value u) {
+        forEachVirtualBlock(b, loc, params_, [&](Value u) {
           columns(b, loc, arith::DivUIOp::create(b, loc, u, params_.split), params_.split,
                   arith::RemUIOp::create(b, loc, u, params_.split), -2);
         });
@@ -109,17 +109,6 @@ public:
   }
 
 private:
-  void forEachBlock(OpBuilder &b, Location loc, const std::function<void(Value)> &body) {
-    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-    Value gdim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-    Value start = arith::AddIOp::create(b, loc, params_.first, bid);
-    Value end = arith::AddIOp::create(b, loc, params_.first, params_.count);
-    auto loop = scf::ForOp::create(b, loc, start, end, gdim);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    body(loop.getInductionVar());
-  }
-
   struct Lanes {
     Value o, i0;                      ///< outer index, first column of the thread
     SmallVector<Value> valid, column; ///< per lane: in range, its (clamped) column

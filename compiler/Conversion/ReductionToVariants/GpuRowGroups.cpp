@@ -71,13 +71,7 @@ public:
     params_ = bindParams(b, loc, p_, entry.getArguments().take_front(type.getNumInputs()));
     unsigned w = 0;
     for (unsigned n : setSizes) {
-      BlockReduceBuffers buf;
-      for (unsigned i = 0; i < n; ++i)
-        buf.partial.push_back(func.getWorkgroupAttributions()[w + i]);
-      for (unsigned i = 0; i < n; ++i)
-        buf.result.push_back(func.getWorkgroupAttributions()[w + n + i]);
-      w += 2 * n;
-      buffers_.push_back(buf);
+      buffers_.push_back(takeBlockReduceBuffers(func, w, n));
     }
     // The first set of each level.
     for (unsigned l = 0, at = 0; group_ == kBlock && l < p_.numLevels; ++l) {
@@ -121,20 +115,15 @@ private:
   /// Runs `body(unit)` for each unit of work of this block: virtual blocks
   /// first + blockIdx, stepping by gridDim; each holds groupsPerBlock units.
   void forEachUnit(OpBuilder &b, Location loc, Value total, const std::function<void(Value)> &body) {
-    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-    Value gdim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-    Value start = arith::AddIOp::create(b, loc, params_.first, bid);
-    Value end = arith::AddIOp::create(b, loc, params_.first, params_.count);
-    auto loop = scf::ForOp::create(b, loc, start, end, gdim);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value vb = loop.getInductionVar();
-    if (group_ == kBlock) {
-      body(vb); // the runtime launches exactly `total` virtual blocks
-      return;
-    }
-    Value unit = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, vb, cidx(b, loc, groupsPerBlock())), warp_);
-    ifThen(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::ult, unit, total), [&] { body(unit); });
+    forEachVirtualBlock(b, loc, params_, [&](Value vb) {
+      if (group_ == kBlock) {
+        body(vb); // the runtime launches exactly `total` virtual blocks
+        return;
+      }
+      Value unit =
+          arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, vb, cidx(b, loc, groupsPerBlock())), warp_);
+      ifThen(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::ult, unit, total), [&] { body(unit); });
+    });
   }
 
   void forEachLevel(OpBuilder &b, Location loc, const std::function<void(unsigned)> &body) {

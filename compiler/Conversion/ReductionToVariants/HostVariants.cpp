@@ -375,15 +375,15 @@ private:
       b.setInsertionPointToStart(loop.getBody());
       body(loop.getInductionVar());
     };
-    auto forRows = [&](const std::function<void(Value)> &body) {
-      auto loop = scf::ForOp::create(b, loc, rbeg, rend, cidx(b, loc, 1));
+    auto forRows = [&](Value lo, Value hi, const std::function<void(Value)> &body) {
+      auto loop = scf::ForOp::create(b, loc, lo, hi, cidx(b, loc, 1));
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(loop.getBody());
       body(loop.getInductionVar());
     };
     auto writeRows = [&] {
       SmallVector<unsigned> inputs = maskBits(p_.mapInputs, p_.numFull());
-      forRows([&](Value r) {
+      forRows(rbeg, rend, [&](Value r) {
         forColumns([&](Value i) {
           PointEnv env = envOf(i);
           SmallVector<Value> idx{o, r, column(i)};
@@ -426,17 +426,15 @@ private:
       auto reset = [&](ArrayRef<Value> a) { forColumns([&](Value i) { store(a, i, init); }); };
       // Rows [lo, hi) folded into `a`, row by row, each row along the columns.
       auto foldRows = [&](Value lo, Value hi, ArrayRef<Value> a) {
-        auto loop = scf::ForOp::create(b, loc, lo, hi, cidx(b, loc, 1));
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(loop.getBody());
-        Value r = loop.getInductionVar();
-        forColumns([&](Value i) {
-          PointEnv env = envOf(i);
-          SmallVector<Value> idx{o, r, column(i)};
-          for (unsigned in : inputs)
-            env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
-          env.reducedIndex = r;
-          store(a, i, load(a, i).update(b, loc, *eval_, env));
+        forRows(lo, hi, [&](Value r) {
+          forColumns([&](Value i) {
+            PointEnv env = envOf(i);
+            SmallVector<Value> idx{o, r, column(i)};
+            for (unsigned in : inputs)
+              env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
+            env.reducedIndex = r;
+            store(a, i, load(a, i).update(b, loc, *eval_, env));
+          });
         });
       };
       // Chunks of kColumnChunk rows merge pairwise through a binary counter,

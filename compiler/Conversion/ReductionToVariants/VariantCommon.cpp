@@ -576,6 +576,27 @@ SmallVector<Type> blockReduceBufferTypes(MLIRContext *ctx, ArrayRef<Type> types)
   return out;
 }
 
+BlockReduceBuffers takeBlockReduceBuffers(gpu::GPUFuncOp func, unsigned &next, unsigned n) {
+  BlockReduceBuffers buf;
+  for (unsigned i = 0; i < n; ++i)
+    buf.partial.push_back(func.getWorkgroupAttributions()[next + i]);
+  for (unsigned i = 0; i < n; ++i)
+    buf.result.push_back(func.getWorkgroupAttributions()[next + n + i]);
+  next += 2 * n;
+  return buf;
+}
+
+void forEachVirtualBlock(OpBuilder &b, Location loc, const Params &params, const std::function<void(Value)> &body) {
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value gdim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value start = arith::AddIOp::create(b, loc, params.first, bid);
+  Value end = arith::AddIOp::create(b, loc, params.first, params.count);
+  auto loop = scf::ForOp::create(b, loc, start, end, gdim);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(loop.getBody());
+  body(loop.getInductionVar());
+}
+
 LevelStates blockReduce(OpBuilder &b, Location loc, const LevelStates &s, unsigned warps, const BlockReduceBuffers &buf,
                         Value lane, Value warp) {
   LevelStates acc = warpReduce(b, loc, s);

@@ -221,6 +221,16 @@ struct BlockReduceBuffers {
 /// `types` (flattened components).
 llvm::SmallVector<mlir::Type> blockReduceBufferTypes(mlir::MLIRContext *ctx, llvm::ArrayRef<mlir::Type> types);
 
+/// The BlockReduceBuffers of `n` components among `func`'s workgroup
+/// attributions, laid out by blockReduceBufferTypes from `next` (advanced
+/// past them).
+BlockReduceBuffers takeBlockReduceBuffers(mlir::gpu::GPUFuncOp func, unsigned &next, unsigned n);
+
+/// Runs `body(vb)` for this GPU block's virtual blocks: first + blockIdx.x,
+/// stepping by gridDim.x, below first + count.
+void forEachVirtualBlock(mlir::OpBuilder &b, mlir::Location loc, const Params &params,
+                         const std::function<void(mlir::Value)> &body);
+
 /// The flattened state types of the stages of `level`, and of each pass
 /// foldLevel makes over them (one, or two with a welford stage).
 llvm::SmallVector<mlir::Type> stageStateTypes(const ReductionProgram &p, unsigned level);
