@@ -284,6 +284,46 @@ void nan_and_empty_cases() {
   expect_error("broadcast error inside a reduction", "could not be broadcast", [&] { (void)dot_rows(a, b); });
 }
 
+/// argmax/argmin along rows longer than the host's 128-element chunks (the
+/// host scans a chunk again only when its extreme beats the row's so far):
+/// NaNs mid-row, all -inf, all NaN, ties in different chunks, every chunk
+/// better than the last, the extreme in the tail; fused with a map; int32
+/// rows full of ties.
+void arg_rows_case() {
+  constexpr std::int64_t R = 6, N = 1031;
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  auto rng = kiln::random::default_rng(21);
+  std::vector<float> v = rng.random<float>({R, N}).to_vector();
+  auto at = [&](std::int64_t i, std::int64_t j) -> float & { return v[i * N + j]; };
+  at(0, 700) = nan;
+  at(0, 900) = nan;
+  for (std::int64_t j = 0; j < N; ++j) {
+    at(1, j) = -inf;
+    at(3, j) = float(j);
+    at(5, j) = nan;
+  }
+  at(2, 300) = at(2, 100) = 5.0f;
+  at(2, 1000) = at(2, 200) = -5.0f;
+  at(4, 1030) = 9.0f;
+  at(4, 1029) = -9.0f;
+  f32 x = kiln::asarray<float>(std::span<const float>(v), {R, N});
+  f32 y = rng.random<float>({R, N});
+  host_nd<float> h = host_of(x);
+  std::uint64_t rows = axes_mask({-1}, 2);
+  expect_reduction("argmax of long rows", kiln::argmax(x, -1), h, rows, false, reduce_ref(h, rows, red::argmax), 0);
+  expect_reduction("argmin of long rows", kiln::argmin(x, -1), h, rows, false, reduce_ref(h, rows, red::argmin), 0);
+  f32 xy = x * 2.0f - y;
+  host_nd<float> hxy = host_of(xy);
+  expect_reduction("argmax(x * 2 - y) of long rows", kiln::argmax(x * 2.0f - y, -1), hxy, rows, false,
+                   reduce_ref(hxy, rows, red::argmax), 0);
+  kiln::array<std::int32_t> k = rng.integers<std::int32_t>(-3, 4, {R, N});
+  host_nd<std::int32_t> hk = host_of(k);
+  expect_reduction("argmax of int32 rows with ties", kiln::argmax(k, -1), hk, rows, false,
+                   reduce_ref(hk, rows, red::argmax), 0);
+  expect_reduction("argmin of int32 rows with ties", k.argmin(-1), hk, rows, false, reduce_ref(hk, rows, red::argmin),
+                   0);
+}
+
 } // namespace
 
 int main() {
@@ -308,5 +348,6 @@ int main() {
   accuracy_case();
   structure_cases();
   nan_and_empty_cases();
+  arg_rows_case();
   return finish("reductions_fused");
 }

@@ -53,10 +53,7 @@ public:
     // memory busy: ask for 4 blocks a multiprocessor (at most 64 registers a
     // thread) where the states are one scalar a column (sum, max, ...);
     // larger states (argmax, moments) would spill.
-    bool scalarStates = true;
-    for (unsigned l = 0; l < p_.numLevels; ++l)
-      scalarStates &= stageStateTypes(p_, l).size() <= 1;
-    if (scalarStates)
+    if (scalarStates())
       func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(kMinBlocksPerSM));
     Block &entry = func.getBody().front();
     b.setInsertionPointToStart(&entry);
@@ -109,6 +106,15 @@ public:
   }
 
 private:
+  /// Every level's state is one scalar a column (sum, max, ...: not argmax
+  /// or moments).
+  bool scalarStates() const {
+    for (unsigned l = 0; l < p_.numLevels; ++l)
+      if (stageStateTypes(p_, l).size() > 1)
+        return false;
+    return true;
+  }
+
   struct Lanes {
     Value o, i0;                      ///< outer index, first column of the thread
     SmallVector<Value> valid, column; ///< per lane: in range, its (clamped) column
@@ -176,18 +182,10 @@ private:
     SmallVector<Type> types;
     for (Value v : inits)
       types.push_back(v.getType());
-    // One-lane tiles (complex operands) have no vector path.
-    if (width_ == 1)
-      vecOk = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
-    auto loop = stridedLoop(b, loc, first, rend, cidx(b, loc, kRowsPerBlock), inits, [&](Value r, ValueRange args) {
-      auto branch = scf::IfOp::create(b, loc, types, vecOk, /*withElseRegion=*/true);
-      for (bool vector : {true, false}) {
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(vector ? branch.thenBlock() : branch.elseBlock());
-        if (vector && width_ == 1) {
-          scf::YieldOp::create(b, loc, args);
-          continue;
-        }
+    // The vector test is the same for every row: two loops, not a branch in
+    // one (a branch a row keeps the next row's load from being issued early).
+    auto rowsLoop = [&](bool vector) {
+      return stridedLoop(b, loc, first, rend, cidx(b, loc, kRowsPerBlock), inits, [&](Value r, ValueRange args) {
         SmallVector<SmallVector<Value>> elems = loadRow(b, loc, ln, inputs, r, vector);
         SmallVector<Value> next;
         for (unsigned lane = 0; lane < width_; ++lane) {
@@ -201,14 +199,30 @@ private:
             upd = upd.select(b, loc, ln.valid[lane], mine);
           next.append(upd.values.begin(), upd.values.end());
         }
-        scf::YieldOp::create(b, loc, next);
+        return next;
+      });
+    };
+    SmallVector<Value> results;
+    if (width_ == 1) { // one-lane tiles (complex operands) have no vector path
+      results = SmallVector<Value>(rowsLoop(false).getResults());
+    } else {
+      auto branch = scf::IfOp::create(b, loc, types, vecOk, /*withElseRegion=*/true);
+      for (bool vector : {true, false}) {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(vector ? branch.thenBlock() : branch.elseBlock());
+        scf::ForOp loop = rowsLoop(vector);
+        // Two rows' vectors a thread in flight where the states are scalar
+        // (they fit the 64 registers of 4 blocks a multiprocessor).
+        SmallVector<Value> done =
+            vector && scalarStates() ? unrollLoop(loop, 2) : SmallVector<Value>(loop.getResults());
+        scf::YieldOp::create(b, loc, done);
       }
-      return SmallVector<Value>(branch.getResults());
-    });
-    // (Unrolling this loop did not pay on an H100 for mean(x, 0) of 16k x
-    // 16k float32: by 4 at 70 registers, 0.459 ms against 0.375 ms; by 2
-    // under the 64-register limit, 0.388-0.394 ms against 0.393 ms.)
-    SmallVector<Value> results(loop.getResults());
+      results = SmallVector<Value>(branch.getResults());
+    }
+    // (Unrolling the loop that tested for vectors every row did not pay on an
+    // H100 for mean(x, 0) of 16k x 16k float32: by 4 at 70 registers, 0.459
+    // ms against 0.375 ms; by 2 under the 64-register limit, 0.388-0.394 ms
+    // against 0.393 ms: the test kept the second row's load behind the first.)
     SmallVector<LevelStates> lanes;
     for (unsigned lane = 0; lane < width_; ++lane)
       lanes.push_back(init.with(ValueRange(results).slice(lane * n, n)));

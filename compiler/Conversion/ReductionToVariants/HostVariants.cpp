@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "Conversion/ReductionToVariants/ReductionVariants.h"
 #include "Conversion/ReductionToVariants/VariantCommon.h"
+#include "Dialect/Kiln/IR/Combiner.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -109,9 +110,180 @@ private:
     return acc.update(b, loc, *eval_, env);
   }
 
+  /// The elements [r0, r0 + lanes_) of each input (16-byte vector loads;
+  /// complex values one by one): result[j][lane] for input j.
+  SmallVector<SmallVector<Value>> loadLanes(OpBuilder &b, Location loc, ArrayRef<unsigned> inputs,
+                                            ArrayRef<Value> coords, Value r0) {
+    SmallVector<SmallVector<Value>> elems;
+    for (unsigned in : inputs) {
+      Type t = p_.fullTypes[in];
+      SmallVector<Value> es;
+      if (isa<ComplexType>(t)) {
+        for (int64_t lane = 0; lane < lanes_; ++lane) {
+          SmallVector<Value> li(coords.begin(), coords.end());
+          li.push_back(arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane)));
+          es.push_back(memref::LoadOp::create(b, loc, params_.full[in], li));
+        }
+      } else {
+        SmallVector<Value> idx(coords.begin(), coords.end());
+        idx.push_back(r0);
+        auto vt = VectorType::get({lanes_}, t);
+        unsigned bytes = std::max(1u, t.getIntOrFloatBitWidth() / 8);
+        Value vec = vector::LoadOp::create(b, loc, vt, params_.full[in], idx, false, llvm::Align(bytes));
+        for (int64_t lane = 0; lane < lanes_; ++lane)
+          es.push_back(vector::ExtractOp::create(b, loc, vec, lane));
+      }
+      elems.push_back(es);
+    }
+    return elems;
+  }
+
+  /// Whether every slot of `init` is an argmax/argmin of real values.
+  static bool onlyArgSlots(const LevelStates &init) {
+    return llvm::all_of(init.slots, [](const Slot &s) {
+      return (s.kind == CombinerKind::ArgMax || s.kind == CombinerKind::ArgMin) && !s.map &&
+             !isa<ComplexType>(s.types[0]);
+    });
+  }
+
+  /// Rows of argmax/argmin slots only: per chunk, the lanes keep just the
+  /// extreme value (max/min with NaN propagation, SIMD without 64-bit index
+  /// lanes); only a chunk that beats the running state is scanned again for
+  /// the first index of its extreme. The answer is exact, so chunks fold in
+  /// order with no pairwise tree.
+  LevelStates accumulateArgRow(OpBuilder &b, Location loc, Value rbeg, Value rend, const LevelStates &init,
+                               const PointEnv &kenv, ArrayRef<Value> coords) {
+    SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages()), p_.numFull());
+    unsigned slots = init.slots.size();
+    auto extremeKind = [&](unsigned i) {
+      return init.slots[i].kind == CombinerKind::ArgMax ? CombinerKind::Max : CombinerKind::Min;
+    };
+    auto valueAt = [&](unsigned i, const PointEnv &env) {
+      return eval_->stageValues(b, p_.stages[init.slots[i].stage], env);
+    };
+    int64_t chunkLen = lanes_ * kChunkVectors;
+    Value chunk = cidx(b, loc, chunkLen);
+    Value length = arith::SubIOp::create(b, loc, rend, rbeg);
+    Value chunks = arith::DivUIOp::create(b, loc, length, chunk);
+    auto chunkLoop = scf::ForOp::create(b, loc, cidx(b, loc, 0), chunks, cidx(b, loc, 1), init.values);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(chunkLoop.getBody());
+      LevelStates run = init.with(chunkLoop.getRegionIterArgs());
+      Value base = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, chunkLoop.getInductionVar(), chunk));
+      // The chunk's extreme of each slot, lane by lane.
+      SmallVector<Value> inits;
+      for (unsigned i = 0; i < slots; ++i)
+        for (int64_t lane = 0; lane < lanes_; ++lane)
+          inits.push_back(buildCombinerIdentity(b, loc, extremeKind(i), init.slots[i].types[0]).front());
+      auto inner = scf::ForOp::create(b, loc, cidx(b, loc, 0), chunk, cidx(b, loc, lanes_), inits);
+      {
+        OpBuilder::InsertionGuard gi(b);
+        b.setInsertionPointToStart(inner.getBody());
+        Value r0 = arith::AddIOp::create(b, loc, base, inner.getInductionVar());
+        SmallVector<SmallVector<Value>> elems = loadLanes(b, loc, inputs, coords, r0);
+        SmallVector<Value> next;
+        for (unsigned i = 0; i < slots; ++i)
+          for (int64_t lane = 0; lane < lanes_; ++lane) {
+            PointEnv env = kenv;
+            for (auto [j, in] : llvm::enumerate(inputs))
+              env.full[p_.fullArg(in)] = elems[j][lane];
+            env.reducedIndex = arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane));
+            Value acc = inner.getRegionIterArgs()[i * lanes_ + lane];
+            next.push_back(buildCombinerMerge(b, loc, extremeKind(i), acc, valueAt(i, env)[0]).front());
+          }
+        scf::YieldOp::create(b, loc, next);
+      }
+      SmallVector<Value> nextRun;
+      for (unsigned i = 0; i < slots; ++i) {
+        // The lanes' extremes merged as a tree.
+        SmallVector<Value> level(inner.getResults().slice(i * lanes_, lanes_));
+        while (level.size() > 1) {
+          SmallVector<Value> up;
+          for (size_t l = 0; l + 1 < level.size(); l += 2)
+            up.push_back(buildCombinerMerge(b, loc, extremeKind(i), level[l], level[l + 1]).front());
+          if (level.size() % 2)
+            up.push_back(level.back());
+          level = up;
+        }
+        Value m = level.front();
+        Value rv = run.of(i)[0], ri = run.of(i)[1];
+        // The chunk wins over an empty state, or with a strictly better
+        // value (a NaN beats a number): its indices all come later.
+        Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ri, init.of(i)[1]);
+        bool max = init.slots[i].kind == CombinerKind::ArgMax;
+        Value wins;
+        if (isa<FloatType>(m.getType())) {
+          Value nanM = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, m, m);
+          Value numR = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, rv, rv);
+          Value better = arith::CmpFOp::create(b, loc, max ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, m, rv);
+          wins = arith::AndIOp::create(b, loc, numR, arith::OrIOp::create(b, loc, nanM, better));
+        } else if (m.getType().isInteger(1)) {
+          wins = arith::CmpIOp::create(b, loc, max ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::ult, m, rv);
+        } else {
+          wins = arith::CmpIOp::create(b, loc, max ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, m, rv);
+        }
+        wins = arith::OrIOp::create(b, loc, empty, wins);
+        auto pick = scf::IfOp::create(b, loc, TypeRange{rv.getType(), ri.getType()}, wins, true);
+        {
+          OpBuilder::InsertionGuard gp(b);
+          b.setInsertionPointToStart(pick.thenBlock());
+          // The first element of the chunk equal to m (NaN: the first NaN).
+          Value no = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+          auto scan = scf::ForOp::create(b, loc, base, arith::AddIOp::create(b, loc, base, chunk), cidx(b, loc, 1),
+                                         ValueRange{no, ri});
+          {
+            OpBuilder::InsertionGuard gs(b);
+            b.setInsertionPointToStart(scan.getBody());
+            Value r = scan.getInductionVar();
+            PointEnv env = kenv;
+            SmallVector<Value> idx = fullIndices(b, loc, coords, r);
+            for (unsigned in : inputs)
+              env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
+            env.reducedIndex = r;
+            SmallVector<Value> vi = valueAt(i, env);
+            Value match;
+            if (isa<FloatType>(m.getType())) {
+              Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, vi[0], m);
+              Value nanV = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, vi[0], vi[0]);
+              Value nanM = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, m, m);
+              // UEQ is also true for a NaN against a number: require both or neither.
+              Value sameNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, nanV, nanM);
+              match = arith::AndIOp::create(b, loc, same, sameNaN);
+            } else {
+              match = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, vi[0], m);
+            }
+            Value found = scan.getRegionIterArgs()[0];
+            Value take = arith::AndIOp::create(
+                b, loc, match, arith::XOrIOp::create(b, loc, found, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
+            scf::YieldOp::create(b, loc,
+                                 ValueRange{arith::OrIOp::create(b, loc, found, match),
+                                            arith::SelectOp::create(b, loc, take, vi[1], scan.getRegionIterArgs()[1])});
+          }
+          scf::YieldOp::create(b, loc, ValueRange{m, scan.getResult(1)});
+          b.setInsertionPointToStart(pick.elseBlock());
+          scf::YieldOp::create(b, loc, ValueRange{rv, ri});
+        }
+        nextRun.append(pick.getResults().begin(), pick.getResults().end());
+      }
+      scf::YieldOp::create(b, loc, nextRun);
+    }
+    Value tailStart = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, chunks, chunk));
+    auto tail = scf::ForOp::create(b, loc, tailStart, rend, cidx(b, loc, 1), chunkLoop.getResults());
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(tail.getBody());
+      LevelStates acc = init.with(tail.getRegionIterArgs());
+      scf::YieldOp::create(b, loc, foldElement(b, loc, acc, kenv, coords, inputs, tail.getInductionVar()).values);
+    }
+    return init.with(tail.getResults());
+  }
+
   /// Rows: folds [rbeg, rend) of one kept element, pairwise over chunks.
   LevelStates accumulateRow(OpBuilder &b, Location loc, Value rbeg, Value rend, const LevelStates &init,
                             const PointEnv &kenv, ArrayRef<Value> coords) {
+    if (onlyArgSlots(init))
+      return accumulateArgRow(b, loc, rbeg, rend, init, kenv, coords);
     SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages()), p_.numFull());
     unsigned n = init.values.size();
     int64_t chunkLen = lanes_ * kChunkVectors;
@@ -136,27 +308,7 @@ private:
         OpBuilder::InsertionGuard gi(b);
         b.setInsertionPointToStart(inner.getBody());
         Value r0 = arith::AddIOp::create(b, loc, base, inner.getInductionVar());
-        SmallVector<SmallVector<Value>> elems;
-        for (unsigned in : inputs) {
-          Type t = p_.fullTypes[in];
-          SmallVector<Value> idx(coords.begin(), coords.end());
-          idx.push_back(r0);
-          SmallVector<Value> es;
-          if (isa<ComplexType>(t)) {
-            for (int64_t lane = 0; lane < lanes_; ++lane) {
-              SmallVector<Value> li(coords.begin(), coords.end());
-              li.push_back(arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane)));
-              es.push_back(memref::LoadOp::create(b, loc, params_.full[in], li));
-            }
-          } else {
-            auto vt = VectorType::get({lanes_}, t);
-            unsigned bytes = std::max(1u, t.getIntOrFloatBitWidth() / 8);
-            Value vec = vector::LoadOp::create(b, loc, vt, params_.full[in], idx, false, llvm::Align(bytes));
-            for (int64_t lane = 0; lane < lanes_; ++lane)
-              es.push_back(vector::ExtractOp::create(b, loc, vec, lane));
-          }
-          elems.push_back(es);
-        }
+        SmallVector<SmallVector<Value>> elems = loadLanes(b, loc, inputs, coords, r0);
         SmallVector<Value> next;
         for (int64_t lane = 0; lane < lanes_; ++lane) {
           PointEnv env = kenv;

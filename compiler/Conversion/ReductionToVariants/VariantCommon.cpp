@@ -8,6 +8,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -337,8 +339,59 @@ std::vector<LevelStates> LevelStates::updateVector(OpBuilder &b, Location loc, P
   return out;
 }
 
+/// Moves the loads of `body` (and the index arithmetic they need) ahead of
+/// everything else, in order, unless they depend on the loop-carried
+/// values. The unrolled steps' loads are then all issued before the first
+/// step's arithmetic, whatever that arithmetic is: ptxas does not move a
+/// load up across a branch, and an IEEE division (the welford merge) is one.
+static void hoistLoads(Block &body) {
+  if (llvm::any_of(body, [](Operation &op) { return hasEffect<MemoryEffects::Write>(&op); }))
+    return; // loads may not pass a store
+  llvm::SmallPtrSet<Operation *, 32> moved;
+  Operation *cursor = nullptr; // the last op moved; null: none yet
+  std::function<bool(Operation *)> hoistable = [&](Operation *op) {
+    if (moved.contains(op))
+      return true;
+    if (op->getNumRegions() != 0 || !(isPure(op) || isa<vector::LoadOp, memref::LoadOp>(op)))
+      return false;
+    for (Value v : op->getOperands()) {
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        if (arg.getOwner() == &body && arg.getArgNumber() != 0) // a loop-carried value
+          return false;
+        continue;
+      }
+      Operation *def = v.getDefiningOp();
+      if (def->getBlock() == &body && !hoistable(def))
+        return false;
+    }
+    return true;
+  };
+  std::function<void(Operation *)> place = [&](Operation *op) {
+    if (moved.contains(op))
+      return;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp(); def && def->getBlock() == &body)
+        place(def);
+    if (cursor)
+      op->moveAfter(cursor);
+    else
+      op->moveBefore(&body.front());
+    cursor = op;
+    moved.insert(op);
+  };
+  SmallVector<Operation *> loads;
+  for (Operation &op : body)
+    if (isa<vector::LoadOp, memref::LoadOp>(op))
+      loads.push_back(&op);
+  for (Operation *load : loads)
+    if (hoistable(load))
+      place(load);
+}
+
 SmallVector<Value> unrollLoop(scf::ForOp loop, unsigned factor) {
   FailureOr<UnrolledLoopInfo> info = loopUnrollByFactor(loop, factor);
+  if (succeeded(info) && info->mainLoopOp)
+    hoistLoads(*info->mainLoopOp->getBody());
   if (succeeded(info) && info->epilogueLoopOp)
     return SmallVector<Value>(info->epilogueLoopOp->getResults());
   if (succeeded(info) && info->mainLoopOp)
