@@ -33,7 +33,7 @@ constexpr std::int64_t gpu_chunk = 65536;
 constexpr std::int64_t host_chunk = 65536;
 constexpr std::int64_t host_split_from = 1 << 17;
 /// Host `_rcols` tiles (HostVariants.cpp's kHostTile).
-constexpr std::int64_t host_tile = 512;
+constexpr std::int64_t host_tile = 4096;
 
 std::string kernel_name(const reduction_kernel &k) { return k.name ? k.name : "<unnamed>"; }
 

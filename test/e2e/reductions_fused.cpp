@@ -341,6 +341,7 @@ int main() {
   columns_case(1, 33, 7);
   columns_case(257, 130, 8);
   columns_case(20011, 7, 9); // few columns: split on a GPU
+  columns_case(300, 4100, 10); // host: a whole 4096-column tile and a partial one
   full_case(1, 10);
   full_case(1001, 11);
   full_case((1 << 20) + 7, 12); // split over blocks

@@ -27,10 +27,14 @@ using namespace mlir;
 namespace kiln::reduction {
 namespace {
 
-/// Columns of a host `_rcols` tile: each row of a tile is 2 KiB of float32
-/// read in one sweep (64 columns, 256 bytes a row 16 KiB apart, ran at half
-/// NumPy's speed on mean(x, 0) of 4k x 4k: a new page every row).
-constexpr int64_t kHostTile = 512;
+/// Columns of a host `_rcols` tile: a row of a tile is 16 KiB of float32
+/// read in one sweep, so the hardware prefetcher streams whole pages.
+/// mean(x, 0) of 4k x 4k float32 on 2 cores, against NumPy's time: 64
+/// columns 1.93, 512 columns 1.0-2.0 (noisy), 1024 1.2, 2048 1.1, 4096
+/// 0.8-0.95.
+constexpr int64_t kHostTile = 4096;
+/// Larger scratch arrays go on the heap (entryAlloca).
+constexpr int64_t kStackScratchBytes = 16384;
 /// Vectors per chunk of a host row (the pairwise tree's leaves).
 constexpr int64_t kChunkVectors = 16;
 /// Rows per chunk of a host column tile (the pairwise tree's leaves), and
@@ -75,6 +79,8 @@ public:
           ifThen(b, loc, phaseIs(reduction_phase::output), [&] { unit(b, loc, vb, -2); });
       }
     }
+    for (Value heap : heap_)
+      memref::DeallocOp::create(b, loc, heap);
     func::ReturnOp::create(b, loc);
   }
 
@@ -171,11 +177,16 @@ private:
       b.setInsertionPointToStart(chunkLoop.getBody());
       LevelStates run = init.with(chunkLoop.getRegionIterArgs());
       Value base = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, chunkLoop.getInductionVar(), chunk));
-      // The chunk's extreme of each slot, lane by lane.
+      // The chunk's extreme of each slot, lane by lane, and (floats) whether
+      // a lane saw a NaN: a compare and a select a lane, cheaper in SSE2
+      // than max with NaN propagation (which also orders -0 below +0).
       SmallVector<Value> inits;
+      Value noNaN = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
       for (unsigned i = 0; i < slots; ++i)
-        for (int64_t lane = 0; lane < lanes_; ++lane)
+        for (int64_t lane = 0; lane < lanes_; ++lane) {
           inits.push_back(buildCombinerIdentity(b, loc, extremeKind(i), init.slots[i].types[0]).front());
+          inits.push_back(noNaN);
+        }
       auto inner = scf::ForOp::create(b, loc, cidx(b, loc, 0), chunk, cidx(b, loc, lanes_), inits);
       {
         OpBuilder::InsertionGuard gi(b);
@@ -189,15 +200,32 @@ private:
             for (auto [j, in] : llvm::enumerate(inputs))
               env.full[p_.fullArg(in)] = elems[j][lane];
             env.reducedIndex = arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane));
-            Value acc = inner.getRegionIterArgs()[i * lanes_ + lane];
-            next.push_back(buildCombinerMerge(b, loc, extremeKind(i), acc, valueAt(i, env)[0]).front());
+            Value acc = inner.getRegionIterArgs()[2 * (i * lanes_ + lane)];
+            Value sawNaN = inner.getRegionIterArgs()[2 * (i * lanes_ + lane) + 1];
+            Value x = valueAt(i, env)[0];
+            bool max = init.slots[i].kind == CombinerKind::ArgMax;
+            if (isa<FloatType>(x.getType())) {
+              Value better =
+                  arith::CmpFOp::create(b, loc, max ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x, acc);
+              next.push_back(arith::SelectOp::create(b, loc, better, x, acc));
+              next.push_back(arith::OrIOp::create(
+                  b, loc, sawNaN, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x)));
+            } else {
+              next.push_back(buildCombinerMerge(b, loc, extremeKind(i), acc, x).front());
+              next.push_back(sawNaN);
+            }
           }
         scf::YieldOp::create(b, loc, next);
       }
       SmallVector<Value> nextRun;
       for (unsigned i = 0; i < slots; ++i) {
-        // The lanes' extremes merged as a tree.
-        SmallVector<Value> level(inner.getResults().slice(i * lanes_, lanes_));
+        // The lanes' extremes merged as a tree; NaN if a lane saw one.
+        SmallVector<Value> level;
+        Value anyNaN = noNaN;
+        for (int64_t lane = 0; lane < lanes_; ++lane) {
+          level.push_back(inner.getResult(2 * (i * lanes_ + lane)));
+          anyNaN = arith::OrIOp::create(b, loc, anyNaN, inner.getResult(2 * (i * lanes_ + lane) + 1));
+        }
         while (level.size() > 1) {
           SmallVector<Value> up;
           for (size_t l = 0; l + 1 < level.size(); l += 2)
@@ -207,6 +235,10 @@ private:
           level = up;
         }
         Value m = level.front();
+        if (auto ft = dyn_cast<FloatType>(m.getType())) {
+          Value nan = arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, APFloat::getNaN(ft.getFloatSemantics())));
+          m = arith::SelectOp::create(b, loc, anyNaN, nan, m);
+        }
         Value rv = run.of(i)[0], ri = run.of(i)[1];
         // The chunk wins over an empty state, or with a strictly better
         // value (a NaN beats a number): its indices all come later.
@@ -713,16 +745,28 @@ private:
 
   /// A stack array of the function (allocated in the entry block, so that
   /// loops don't grow the stack).
+  /// A scratch array for the whole call, made at the entry: on the stack
+  /// up to 16 KiB, else on the heap (freed at the return: the column
+  /// tiles' binary counters take 512 KiB of float32 states).
   Value entryAlloca(OpBuilder &b, Location loc, MemRefType type) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(entry_);
-    return memref::AllocaOp::create(b, loc, type);
+    Type e = type.getElementType();
+    int64_t bits = isa<ComplexType>(e) ? 2 * cast<ComplexType>(e).getElementType().getIntOrFloatBitWidth()
+                                       : e.getIntOrFloatBitWidth();
+    int64_t bytes = type.getNumElements() * std::max<int64_t>(1, bits / 8);
+    if (bytes <= kStackScratchBytes)
+      return memref::AllocaOp::create(b, loc, type);
+    Value heap = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
+    heap_.push_back(heap);
+    return heap;
   }
 
   const ReductionProgram &p_;
   Layout layout_;
   int64_t lanes_;
   Block *entry_ = nullptr;
+  SmallVector<Value> heap_; ///< entryAlloca's heap arrays
   Params params_;
   std::optional<Space> space_;
   std::optional<ProgramEvaluator> eval_;
