@@ -125,6 +125,16 @@ Value ScalarBuilder::arithmetic(OpKind op, Value a, Value x, ElementType t) {
     case OpKind::Mul: return complex::MulOp::create(b_, loc_, a, bv);
     case OpKind::Div: return complex::DivOp::create(b_, loc_, a, bv);
     case OpKind::Pow: return complex::PowOp::create(b_, loc_, a, bv);
+    case OpKind::Maximum:
+    case OpKind::Minimum: {
+      // NumPy: a NaN (in either part) operand wins, the first if both;
+      // else the lexicographic extreme, `a` on ties.
+      Value nanA = isNan(a, t), nanB = isNan(bv, t);
+      Value keepA = op == OpKind::Maximum ? compare(OpKind::Le, bv, a, t) : compare(OpKind::Le, a, bv, t);
+      Value pick = arith::SelectOp::create(b_, loc_, keepA, a, bv);
+      Value nanPick = arith::SelectOp::create(b_, loc_, nanB, bv, pick);
+      return arith::SelectOp::create(b_, loc_, nanA, a, nanPick);
+    }
     default: break;
     }
     break;
@@ -224,10 +234,23 @@ Value ScalarBuilder::compare(OpKind op, Value a, Value x, ElementType t) {
                                                : (u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge);
     return arith::CmpIOp::create(b_, loc_, p, a, x);
   }
-  case TypeKind::Complex:
+  case TypeKind::Complex: {
     if (op == OpKind::Eq) return complex::EqualOp::create(b_, loc_, a, x);
     if (op == OpKind::Ne) return complex::NotEqualOp::create(b_, loc_, a, x);
-    return {};
+    // Lexicographic, as NumPy's CLT/CLE: (ar < xr and neither imaginary
+    // part NaN) or (ar == xr and ai < xi (<=)); a > x is x < a.
+    if (op == OpKind::Gt || op == OpKind::Ge) {
+      std::swap(a, x);
+      op = op == OpKind::Gt ? OpKind::Lt : OpKind::Le;
+    }
+    ElementType r = realPart(t);
+    Value ar = complex::ReOp::create(b_, loc_, a), ai = complex::ImOp::create(b_, loc_, a);
+    Value xr = complex::ReOp::create(b_, loc_, x), xi = complex::ImOp::create(b_, loc_, x);
+    Value noNan = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::ORD, ai, xi);
+    Value realLess = arith::AndIOp::create(b_, loc_, compare(OpKind::Lt, ar, xr, r), noNan);
+    Value tie = arith::AndIOp::create(b_, loc_, compare(OpKind::Eq, ar, xr, r), compare(op, ai, xi, r));
+    return arith::OrIOp::create(b_, loc_, realLess, tie);
+  }
   }
   return {};
 }
@@ -261,14 +284,27 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
     case OpKind::Conj:
     case OpKind::Real: return v;
     case OpKind::Imag: return zero(t);
-    case OpKind::Arg: return math::Atan2Op::create(b_, loc_, zero(t), v);
+    case OpKind::Arg: {
+      // pi for a negative sign bit (-0.0 included), 0 otherwise, NaN for
+      // NaN. (Not atan2(0, x): MLIR folds atan2(0, 0) to NaN.)
+      Value sign = math::CopySignOp::create(b_, loc_, one(t), v);
+      Value negative = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OLT, sign, zero(t));
+      Value r = arith::SelectOp::create(b_, loc_, negative, constant(t, std::numbers::pi, 0), zero(t));
+      return arith::SelectOp::create(b_, loc_, isNan(v, t), v, r);
+    }
     default: return {};
     }
   }
   if (k == TypeKind::Int) {
     switch (op) {
     case OpKind::Neg: return arith::SubIOp::create(b_, loc_, zero(t), v);
-    case OpKind::Abs: return isUnsigned(t) ? v : Value(math::AbsIOp::create(b_, loc_, v));
+    case OpKind::Abs: {
+      // (math.absi has no LLVM translation at every width.) INT_MIN stays
+      // INT_MIN, as NumPy's wrap-around.
+      if (isUnsigned(t)) return v;
+      Value neg = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, v, zero(t));
+      return arith::SelectOp::create(b_, loc_, neg, arith::SubIOp::create(b_, loc_, zero(t), v), v);
+    }
     case OpKind::Floor:
     case OpKind::Ceil:
     case OpKind::Round:
@@ -277,7 +313,8 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
     case OpKind::Imag: return zero(t);
     case OpKind::Sign: {
       Value z = zero(t);
-      Value pos = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, v, z);
+      Value pos = arith::CmpIOp::create(b_, loc_, isUnsigned(t) ? arith::CmpIPredicate::ne : arith::CmpIPredicate::sgt,
+                                        v, z);
       Value neg = arith::CmpIOp::create(b_, loc_, isUnsigned(t) ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, v, z);
       Value r = arith::SelectOp::create(b_, loc_, neg, constant(t, -1.0, -1), z);
       return arith::SelectOp::create(b_, loc_, pos, one(t), r);
@@ -291,7 +328,11 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
     case OpKind::Abs:
     case OpKind::Conj:
     case OpKind::Real:
+    case OpKind::Floor: // keep the dtype, as for integers
+    case OpKind::Ceil:
+    case OpKind::Round:
     case OpKind::Sign: return v;
+    case OpKind::Imag: return zero(t);
     default: return {};
     }
   }
@@ -302,8 +343,19 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
   case OpKind::Log: return complex::LogOp::create(b_, loc_, v);
   case OpKind::Log2:
   case OpKind::Log10: {
+    // log(z) / ln(base), dividing each part by the real constant (a complex
+    // division would turn log(0) = -inf + 0j into NaNs).
+    ElementType r = realPart(t);
     double base = op == OpKind::Log2 ? std::numbers::ln2 : std::numbers::ln10;
-    return complex::DivOp::create(b_, loc_, complex::LogOp::create(b_, loc_, v), constant(t, base, 0));
+    Value l = complex::LogOp::create(b_, loc_, v), c = constant(r, base, 0);
+    Value re = arith::DivFOp::create(b_, loc_, complex::ReOp::create(b_, loc_, l), c);
+    Value im = arith::DivFOp::create(b_, loc_, complex::ImOp::create(b_, loc_, l), c);
+    return complex::CreateOp::create(b_, loc_, type(t), re, im);
+  }
+  case OpKind::Round: {
+    Value re = math::RoundEvenOp::create(b_, loc_, complex::ReOp::create(b_, loc_, v));
+    Value im = math::RoundEvenOp::create(b_, loc_, complex::ImOp::create(b_, loc_, v));
+    return complex::CreateOp::create(b_, loc_, type(t), re, im);
   }
   case OpKind::Sqrt: return complex::SqrtOp::create(b_, loc_, v);
   case OpKind::Sin: return complex::SinOp::create(b_, loc_, v);
@@ -311,18 +363,33 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
   case OpKind::Tan: return complex::TanOp::create(b_, loc_, v);
   case OpKind::Tanh: return complex::TanhOp::create(b_, loc_, v);
   case OpKind::Conj: return complex::ConjOp::create(b_, loc_, v);
-  case OpKind::Abs: return complex::AbsOp::create(b_, loc_, v);
+  case OpKind::Abs: {
+    // |z| is inf when either part is, even if the other is NaN (hypot).
+    ElementType r = realPart(t);
+    Value inf = constant(r, std::numeric_limits<double>::infinity(), 0);
+    return arith::SelectOp::create(b_, loc_, isInf(v, t), inf, complex::AbsOp::create(b_, loc_, v));
+  }
   case OpKind::Real: return complex::ReOp::create(b_, loc_, v);
   case OpKind::Imag: return complex::ImOp::create(b_, loc_, v);
   case OpKind::Arg: return complex::AngleOp::create(b_, loc_, v);
   case OpKind::Sign: {
-    // NumPy 2: z / |z|, and 0 for 0.
+    // NumPy 2: z / |z| and 0 for 0; NaN in: NaN out; one infinite part: its
+    // unit direction (both infinite: NaN).
     ElementType r = realPart(t);
+    Value re = complex::ReOp::create(b_, loc_, v), im = complex::ImOp::create(b_, loc_, v);
     Value mag = complex::AbsOp::create(b_, loc_, v);
     Value isZero = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OEQ, mag, zero(r));
-    Value magC = complex::CreateOp::create(b_, loc_, type(t), mag, zero(r));
-    Value q = complex::DivOp::create(b_, loc_, v, magC);
-    return arith::SelectOp::create(b_, loc_, isZero, zero(t), q);
+    Value q = complex::CreateOp::create(b_, loc_, type(t), arith::DivFOp::create(b_, loc_, re, mag),
+                                        arith::DivFOp::create(b_, loc_, im, mag));
+    Value infRe = isInf(re, r), infIm = isInf(im, r);
+    Value nanC = constant(t, std::complex<double>(std::nan(""), std::nan("")), 0);
+    Value unitRe = complex::CreateOp::create(b_, loc_, type(t), unary(OpKind::Sign, re, r), zero(r));
+    Value unitIm = complex::CreateOp::create(b_, loc_, type(t), zero(r), unary(OpKind::Sign, im, r));
+    Value finite = arith::SelectOp::create(b_, loc_, isZero, zero(t), q);
+    Value oneInf = arith::SelectOp::create(b_, loc_, infRe, unitRe, arith::SelectOp::create(b_, loc_, infIm, unitIm, finite));
+    Value bothInf = arith::AndIOp::create(b_, loc_, infRe, infIm);
+    Value bad = arith::OrIOp::create(b_, loc_, isNan(v, t), bothInf);
+    return arith::SelectOp::create(b_, loc_, bad, nanC, oneInf);
   }
   default: return {};
   }
@@ -404,6 +471,14 @@ Value emitElementwise(ScalarBuilder &sb, const Node &n, ArrayRef<Value> vals, co
     return r;
   }
   case OpKind::Eq: case OpKind::Ne: case OpKind::Lt: case OpKind::Le: case OpKind::Gt: case OpKind::Ge: {
+    // An integer array against an integer scalar compares in int64, so a
+    // scalar outside the array's range compares by value (uint8 200 > -2),
+    // not wrapped into the array's dtype (docs/operations.md).
+    auto intScalar = [&](const Node &o) {
+      return !o.isArray() && (kindOf(o.type) == TypeKind::Int || kindOf(o.type) == TypeKind::Bool);
+    };
+    if (kindOf(ct) == TypeKind::Int && (intScalar(*n.operands[0]) || intScalar(*n.operands[1])))
+      ct = ElementType::Int64;
     auto v = castAll(ct);
     Value r = sb.compare(n.op, v[0], v[1], ct);
     if (!r) return fail(std::string("ordering comparison '") + opName(n.op) + "' of complex arrays is not supported");

@@ -255,8 +255,9 @@ template <element T>
 requires(!std::is_same_v<T, bool>) array<T>
 operator-(const array<T> &x) { return detail::run<T>(detail::op::negative, x); }
 
-/// a ** b. Integers to negative integer powers throw value_error (NumPy's
-/// ValueError); bools compute as int8.
+/// a ** b. Integers to negative integer powers give the integer part of
+/// 1 / a**-b (1, -1 or 0, as CuPy: docs/operations.md says why Kiln departs
+/// from NumPy's ValueError); bools compute as int8.
 template <class A, class B>
 requires binary_operands<A, B> array<no_bool_result_t<arith_result_t<A, B>>>
 pow(const A &a, const B &b) {

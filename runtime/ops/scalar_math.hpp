@@ -102,14 +102,13 @@ template <class T> T remainder(T a, T b) {
   }
 }
 
-inline constexpr const char *negative_power_message =
-    "Integers to negative integer powers are not allowed.";
-
 template <class T> T power(T a, T b) {
   if constexpr (is_int_v<T>) {
+    // A negative exponent: the integer part of 1 / a**-b, as the compiled
+    // kernels (and CuPy) give; docs/operations.md says why not NumPy's error.
     if constexpr (std::is_signed_v<T>)
       if (b < 0)
-        throw value_error(negative_power_message);
+        return a == 1 ? T(1) : a == T(-1) ? T((b & 1) ? -1 : 1) : T(0);
     T result = 1, base = a;
     for (auto e = static_cast<std::make_unsigned_t<T>>(b); e; e >>= 1) {
       if (e & 1)

@@ -427,21 +427,15 @@ TEST(Ops, PowerOfIntegersAndFloats) {
                    std::vector<c128>{1, 1}, 0);
 }
 
-TEST(Ops, IntegerToNegativePowerThrowsValueError) {
-  auto a = make<int32_t>({2, 3, 4});
-  auto e = make<int32_t>({1, -1, 2});
-  try {
-    (void)kiln::pow(a, e);
-    FAIL() << "negative integer power accepted";
-  } catch (const kiln::value_error &err) {
-    EXPECT_STREQ(err.what(),
-                 "Integers to negative integer powers are not allowed.");
-  }
-  EXPECT_THROW((void)kiln::pow(a, -2), kiln::value_error);
-  // The program goes on; a float exponent is fine.
-  EXPECT_EQ(values(kiln::pow(a, 2)), (std::vector<int32_t>{4, 9, 16}));
-  expect_all_close(values(kiln::pow(a, -1.0)),
-                   std::vector<double>{0.5, 1.0 / 3, 0.25}, 1e-15);
+TEST(Ops, IntegerToNegativePowerIsTheIntegerPartOfTheReciprocal) {
+  // docs/operations.md: Kiln's departure from NumPy's ValueError (as CuPy).
+  auto a = make<int32_t>({2, 1, -1, -1, 0, -3});
+  auto e = make<int32_t>({-1, -5, -3, -2, -1, -2});
+  EXPECT_EQ(values(kiln::pow(a, e)), (std::vector<int32_t>{0, 1, -1, 1, 0, 0}));
+  EXPECT_EQ(values(kiln::pow(a, -2)), (std::vector<int32_t>{0, 1, 1, 1, 0, 0}));
+  EXPECT_EQ(values(kiln::pow(a, 2)), (std::vector<int32_t>{4, 1, 1, 1, 0, 9}));
+  // A float exponent computes in float64.
+  expect_all_close(values(kiln::pow(a, -1.0)), std::vector<double>{0.5, 1, -1, -1, INFINITY, -1.0 / 3}, 1e-15);
 }
 
 //===----------------------------------------------------------------------===//

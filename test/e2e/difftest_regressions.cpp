@@ -1,0 +1,164 @@
+// Regressions found by differential runs against NumPy (issue 8): each case
+// once failed to compile or gave a value other than NumPy's. kilnc compiles
+// every expression here; references are NumPy's semantics written out in
+// C++ (random data where the rule is general, NumPy's own answers for the
+// special values).
+#include "e2e.hpp"
+
+#include <cstdint>
+#include <limits>
+
+using namespace e2e;
+using C = std::complex<double>;
+using c64 = std::complex<float>;
+using c128 = std::complex<double>;
+
+template <class T> static kiln::array<T> arr(const std::vector<T> &v) {
+  return kiln::asarray<T>(std::span<const T>(v), {std::int64_t(v.size())});
+}
+
+KILN_FUSE kiln::array<c64> fused_max_round(const kiln::array<c64> &a, const kiln::array<c64> &b) {
+  return kiln::round(kiln::maximum(a, b) * 2.0f);
+}
+
+namespace {
+
+const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+
+bool cnan(C z) { return std::isnan(z.real()) || std::isnan(z.imag()); }
+/// NumPy's CLE (lexicographic, NaN-aware).
+bool cle(C a, C b) {
+  return (a.real() < b.real() && !std::isnan(a.imag()) && !std::isnan(b.imag())) ||
+         (a.real() == b.real() && a.imag() <= b.imag());
+}
+bool clt(C a, C b) {
+  return (a.real() < b.real() && !std::isnan(a.imag()) && !std::isnan(b.imag())) ||
+         (a.real() == b.real() && a.imag() < b.imag());
+}
+
+void complex_maximum_minimum_and_ordering() {
+  const std::size_t n = 1001;
+  auto rng = kiln::random::default_rng(81);
+  // Few distinct real parts, so ties on the real part are common.
+  auto re = kiln::floor(rng.normal<float>({std::int64_t(n)}, 0.0, 2.0));
+  auto im = rng.normal<float>({std::int64_t(n)}, 0.0, 1.0);
+  std::vector<c64> av, bv;
+  std::vector<float> r = re.to_vector(), i = im.to_vector();
+  for (std::size_t k = 0; k < n; ++k) {
+    av.push_back(c64(r[k], i[k]));
+    bv.push_back(c64(r[(k * 7) % n], i[(k * 3) % n]));
+  }
+  av[5] = c64(NAN, 1);
+  bv[6] = c64(2, NAN);
+  av[7] = c64(NAN, 0);
+  bv[7] = c64(0, NAN);
+  auto a = arr(av), b = arr(bv);
+  auto A = [&](std::size_t k) { return C(av[k].real(), av[k].imag()); };
+  auto B = [&](std::size_t k) { return C(bv[k].real(), bv[k].imag()); };
+  auto npmax = [&](std::size_t k) { return cnan(A(k)) ? A(k) : cnan(B(k)) ? B(k) : cle(B(k), A(k)) ? A(k) : B(k); };
+  auto npmin = [&](std::size_t k) { return cnan(A(k)) ? A(k) : cnan(B(k)) ? B(k) : cle(A(k), B(k)) ? A(k) : B(k); };
+  expect("complex64 maximum", kiln::maximum(a, b), n, npmax, 0);
+  expect("complex64 minimum", kiln::minimum(a, b), n, npmin, 0);
+  expect("complex64 round(maximum * 2), KILN_FUSE", fused_max_round(a, b), n, [&](auto k) {
+    C x = npmax(k); // times (2 + 0j), as NumPy multiplies complex by a weak float
+    C m(x.real() * 2 - x.imag() * 0, x.real() * 0 + x.imag() * 2);
+    return C(std::nearbyint(float(m.real())), std::nearbyint(float(m.imag())));
+  }, 0);
+  expect("complex64 <", a < b, n, [&](auto k) { return C(clt(A(k), B(k))); }, 0);
+  expect("complex64 <=", a <= b, n, [&](auto k) { return C(cle(A(k), B(k))); }, 0);
+  expect("complex64 >", a > b, n, [&](auto k) { return C(clt(B(k), A(k))); }, 0);
+  expect("complex64 >=", a >= b, n, [&](auto k) { return C(cle(B(k), A(k))); }, 0);
+  auto a128 = a.astype<c128>();
+  expect("complex128 maximum with a scalar", kiln::maximum(a128, c128(0.5, 0)), n,
+         [&](auto k) { return cnan(A(k)) ? A(k) : cle(C(0.5, 0), A(k)) ? A(k) : C(0.5, 0); }, 0);
+}
+
+void bool_and_integer_unary() {
+  const std::int64_t n = 777;
+  auto rng = kiln::random::default_rng(82);
+  kiln::array<bool> m = rng.random<double>({n}) > 0.5;
+  std::vector<bool> hm;
+  for (bool v : m.to_vector())
+    hm.push_back(v);
+  expect("floor(bool) keeps bool", kiln::floor(m), n, [&](auto i) { return C(hm[i]); }, 0);
+  expect("ceil(bool)", kiln::ceil(m), n, [&](auto i) { return C(hm[i]); }, 0);
+  expect("round(bool)", kiln::round(m), n, [&](auto i) { return C(hm[i]); }, 0);
+  expect("imag(bool) is false", kiln::imag(m), n, [&](auto) { return C(0); }, 0);
+
+  std::vector<std::int8_t> h8 = rng.integers<std::int8_t>(-128, 127, {n}).to_vector();
+  h8[0] = -128; // wraps to itself, as NumPy
+  std::vector<std::int64_t> h64 = rng.integers<std::int64_t>(-(std::int64_t(1) << 50), std::int64_t(1) << 50, {n}).to_vector();
+  auto x8 = arr(h8);
+  auto x64 = arr(h64);
+  expect("abs(int8)", kiln::abs(x8), n, [&](auto i) { return C(std::int8_t(h8[i] < 0 ? -int(h8[i]) : h8[i])); }, 0);
+  expect("abs(int64)", kiln::abs(x64), n, [&](auto i) { return C(double(h64[i] < 0 ? -h64[i] : h64[i])); }, 0);
+
+  std::vector<std::uint8_t> hu = rng.integers<std::uint8_t>(0, 255, {n}).to_vector();
+  hu[1] = 0;
+  hu[2] = 200;
+  auto u8 = arr(hu);
+  expect("sign(uint8) of values >= 128", kiln::sign(u8), n, [&](auto i) { return C(hu[i] > 0); }, 0);
+
+  // Integer arrays against integer scalars outside their range compare by
+  // value (in int64), not wrapped into the array's dtype.
+  for (int s : {-2, -129, 255, 256, 300, 100000}) {
+    std::string at = " " + std::to_string(s);
+    expect("uint8 <=" + at, u8 <= s, n, [&](auto i) { return C(int(hu[i]) <= s); }, 0);
+    expect("uint8 >" + at, u8 > s, n, [&](auto i) { return C(int(hu[i]) > s); }, 0);
+    expect("uint8 ==" + at, u8 == s, n, [&](auto i) { return C(int(hu[i]) == s); }, 0);
+    expect("int8 <" + at, x8 < s, n, [&](auto i) { return C(int(h8[i]) < s); }, 0);
+    expect("scalar >= int8," + at, s >= x8, n, [&](auto i) { return C(s >= int(h8[i])); }, 0);
+  }
+  std::vector<std::int8_t> doc = {-100, 3, 100}; // the example of docs/operations.md
+  expect("int8 {-100, 3, 100} < 300", arr(doc) < 300, 3, [&](auto) { return C(1); }, 0);
+
+  // Integer pow with negative array exponents: the integer part of
+  // 1 / x**-n, as the eager path (docs/operations.md, a departure).
+  auto base = arr<std::int32_t>({2, 1, -1, -1, 0, -3, 5});
+  auto ex = arr<std::int32_t>({-1, -5, -3, -2, -1, -2, 2});
+  expect("int32 pow, negative exponents", kiln::pow(base, ex), 7,
+         [&](auto i) { return C(std::vector<int>{0, 1, -1, 1, 0, 0, 25}[i]); }, 0);
+}
+
+void folded_and_special_values() {
+  const std::int64_t n = 5;
+  auto rng = kiln::random::default_rng(83);
+  auto f = rng.normal<float>({n}, 0.0, 1.0);
+  auto i = rng.integers<std::int32_t>(-5, 5, {n});
+  // Operands the compiler folds to constants (0.0, false): arg is 0.
+  expect("arg(imag(f))", kiln::arg(kiln::imag(f)), n, [&](auto) { return C(0); }, 0);
+  expect("arg(isinf(i))", kiln::arg(kiln::isinf(i)), n, [&](auto) { return C(0); }, 0);
+  auto neg = arr<float>({-0.0f, 0.0f, -2.0f, NAN});
+  expect("arg of -0, 0, -2, NaN", kiln::arg(neg), 4, [&](auto k) { return C(std::vector<double>{M_PI, 0, M_PI, nan}[k]); },
+         1e-7);
+
+  auto z = arr<c128>({c128(-inf, nan), c128(-7.1, inf), c128(inf, 2), c128(inf, -inf), c128(0, 0), c128(-0.0, 0)});
+  expect("abs of complex specials", kiln::abs(z), 6, [&](auto k) {
+    return C(std::vector<double>{inf, inf, inf, inf, 0, 0}[k]);
+  }, 0);
+  expect("sign of complex specials", kiln::sign(z), 6, [&](auto k) {
+    return std::vector<C>{C(nan, nan), C(0, 1), C(1, 0), C(nan, nan), C(0, 0), C(0, 0)}[k];
+  }, 0);
+  auto zeros = arr<c128>({c128(0, 0), c128(-0.0, 0), c128(-0.0, -0.0)});
+  expect("log10 of complex zeros", kiln::log10(zeros), 3, [&](auto k) {
+    return std::vector<C>{C(-inf, 0), C(-inf, M_PI / M_LN10), C(-inf, -M_PI / M_LN10)}[k];
+  }, 1e-15);
+  expect("log2 of complex zeros", kiln::log2(zeros), 3, [&](auto k) {
+    return std::vector<C>{C(-inf, 0), C(-inf, M_PI / M_LN2), C(-inf, -M_PI / M_LN2)}[k];
+  }, 1e-15);
+  auto w = rng.normal<double>({n}, 0.0, 3.0);
+  auto zc = (w + kiln::imag(w.astype<c128>())).astype<c128>() * c128(1.3, -0.7);
+  std::vector<c128> hz = zc.to_vector();
+  expect("round(complex128) rounds each part", kiln::round(zc), n, [&](auto k) {
+    return C(std::nearbyint(hz[k].real()), std::nearbyint(hz[k].imag()));
+  }, 0);
+}
+
+} // namespace
+
+int main() {
+  complex_maximum_minimum_and_ordering();
+  bool_and_integer_unary();
+  folded_and_special_values();
+  return finish("difftest_regressions");
+}
