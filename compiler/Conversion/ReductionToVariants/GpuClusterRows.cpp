@@ -216,10 +216,7 @@ private:
         SmallVector<PointEnv> envs;
         SmallVector<LevelStates> mine;
         for (unsigned lane = 0; lane < lanesHere; ++lane) {
-          PointEnv e = env;
-          for (auto [j, in] : llvm::enumerate(inputs))
-            e.full[p_.fullArg(in)] = elems[j][lane];
-          e.reducedIndex = arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane));
+          PointEnv e = laneEnv(p_, env, inputs, elems, lane, arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane)));
           envs.push_back(e);
           mine.push_back(init.with(args.slice(lane * n, n)));
         }
@@ -266,10 +263,7 @@ private:
           elems.push_back(elements(b, loc, in, k, r0, vector, /*fromCache=*/true, /*fill=*/false));
         SmallVector<Value> results;
         for (unsigned lane = 0; lane < lanesHere; ++lane) {
-          PointEnv e = env;
-          for (auto [j, in] : llvm::enumerate(inputs))
-            e.full[p_.fullArg(in)] = elems[j][lane];
-          e.reducedIndex = arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane));
+          PointEnv e = laneEnv(p_, env, inputs, elems, lane, arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane)));
           results.push_back(eval_->valueAt(b, p_.result, e));
         }
         if (vector)

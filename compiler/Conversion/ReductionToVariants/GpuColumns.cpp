@@ -189,10 +189,7 @@ private:
         SmallVector<SmallVector<Value>> elems = loadRow(b, loc, ln, inputs, r, vector);
         SmallVector<Value> next;
         for (unsigned lane = 0; lane < width_; ++lane) {
-          PointEnv env = ln.env[lane];
-          for (auto [j, in] : llvm::enumerate(inputs))
-            env.full[p_.fullArg(in)] = elems[j][lane];
-          env.reducedIndex = r;
+          PointEnv env = laneEnv(p_, ln.env[lane], inputs, elems, lane, r);
           LevelStates mine = init.with(args.slice(lane * n, n));
           LevelStates upd = mine.update(b, loc, *eval_, env);
           if (!vector)
@@ -294,10 +291,7 @@ private:
       SmallVector<SmallVector<Value>> elems = loadRow(b, loc, ln, inputs, r, vector);
       SmallVector<Value> results;
       for (unsigned lane = 0; lane < width_; ++lane) {
-        PointEnv env = ln.env[lane];
-        for (auto [j, in] : llvm::enumerate(inputs))
-          env.full[p_.fullArg(in)] = elems[j][lane];
-        env.reducedIndex = r;
+        PointEnv env = laneEnv(p_, ln.env[lane], inputs, elems, lane, r);
         Value value = eval_->valueAt(b, p_.result, env);
         if (vector)
           results.push_back(value);

@@ -185,10 +185,7 @@ private:
         SmallVector<PointEnv> envs;
         SmallVector<LevelStates> mine;
         for (unsigned lane = 0; lane < width_; ++lane) {
-          PointEnv env = kenv;
-          for (auto [j, in] : llvm::enumerate(inputs))
-            env.full[p_.fullArg(in)] = elems[j][lane];
-          env.reducedIndex = arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane));
+          PointEnv env = laneEnv(p_, kenv, inputs, elems, lane, arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane)));
           envs.push_back(env);
           mine.push_back(init.with(args.slice(lane * n, n)));
         }
@@ -269,10 +266,7 @@ private:
         SmallVector<SmallVector<Value>> elems = loadVectors(b, loc, inputs, r0);
         SmallVector<Value> results;
         for (unsigned lane = 0; lane < width_; ++lane) {
-          PointEnv env = kenv;
-          for (auto [j, in] : llvm::enumerate(inputs))
-            env.full[p_.fullArg(in)] = elems[j][lane];
-          env.reducedIndex = arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane));
+          PointEnv env = laneEnv(p_, kenv, inputs, elems, lane, arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane)));
           results.push_back(eval_->valueAt(b, p_.result, env));
         }
         auto vt = VectorType::get({int64_t(width_)}, p_.outputType);

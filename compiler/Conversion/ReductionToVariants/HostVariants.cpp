@@ -193,13 +193,13 @@ private:
         b.setInsertionPointToStart(inner.getBody());
         Value r0 = arith::AddIOp::create(b, loc, base, inner.getInductionVar());
         SmallVector<SmallVector<Value>> elems = loadLanes(b, loc, inputs, coords, r0);
+        SmallVector<PointEnv> envs;
+        for (int64_t lane = 0; lane < lanes_; ++lane)
+          envs.push_back(laneEnv(p_, kenv, inputs, elems, lane, arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane))));
         SmallVector<Value> next;
         for (unsigned i = 0; i < slots; ++i)
           for (int64_t lane = 0; lane < lanes_; ++lane) {
-            PointEnv env = kenv;
-            for (auto [j, in] : llvm::enumerate(inputs))
-              env.full[p_.fullArg(in)] = elems[j][lane];
-            env.reducedIndex = arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane));
+            const PointEnv &env = envs[lane];
             Value acc = inner.getRegionIterArgs()[2 * (i * lanes_ + lane)];
             Value sawNaN = inner.getRegionIterArgs()[2 * (i * lanes_ + lane) + 1];
             Value x = valueAt(i, env)[0];
@@ -301,14 +301,7 @@ private:
       scf::YieldOp::create(b, loc, nextRun);
     }
     Value tailStart = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, chunks, chunk));
-    auto tail = scf::ForOp::create(b, loc, tailStart, rend, cidx(b, loc, 1), chunkLoop.getResults());
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(tail.getBody());
-      LevelStates acc = init.with(tail.getRegionIterArgs());
-      scf::YieldOp::create(b, loc, foldElement(b, loc, acc, kenv, coords, inputs, tail.getInductionVar()).values);
-    }
-    return init.with(tail.getResults());
+    return accumulateLinear(b, loc, tailStart, rend, init.with(chunkLoop.getResults()), kenv, coords);
   }
 
   /// Rows: folds [rbeg, rend) of one kept element, pairwise over chunks.
@@ -343,10 +336,7 @@ private:
         SmallVector<SmallVector<Value>> elems = loadLanes(b, loc, inputs, coords, r0);
         SmallVector<Value> next;
         for (int64_t lane = 0; lane < lanes_; ++lane) {
-          PointEnv env = kenv;
-          for (auto [j, in] : llvm::enumerate(inputs))
-            env.full[p_.fullArg(in)] = elems[j][lane];
-          env.reducedIndex = arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane));
+          PointEnv env = laneEnv(p_, kenv, inputs, elems, lane, arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane)));
           LevelStates mine = init.with(inner.getRegionIterArgs().slice(lane * n, n));
           auto upd = mine.update(b, loc, *eval_, env);
           next.append(upd.values.begin(), upd.values.end());
@@ -412,17 +402,11 @@ private:
       scf::YieldOp::create(b, loc, pick.getResults());
     }
     Value tailStart = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, chunks, chunk));
-    auto tail = scf::ForOp::create(b, loc, tailStart, rend, cidx(b, loc, 1), fold.getResults());
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(tail.getBody());
-      LevelStates acc = init.with(tail.getRegionIterArgs());
-      scf::YieldOp::create(b, loc, foldElement(b, loc, acc, kenv, coords, inputs, tail.getInductionVar()).values);
-    }
-    return init.with(tail.getResults());
+    return accumulateLinear(b, loc, tailStart, rend, init.with(fold.getResults()), kenv, coords);
   }
 
-  /// General: folds [rbeg, rend) element by element.
+  /// Folds [rbeg, rend) element by element into `init`: the general layout,
+  /// and the tails of rows.
   LevelStates accumulateLinear(OpBuilder &b, Location loc, Value rbeg, Value rend, const LevelStates &init,
                                const PointEnv &kenv, ArrayRef<Value> coords) {
     SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages()), p_.numFull());

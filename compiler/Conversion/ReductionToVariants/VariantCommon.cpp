@@ -487,6 +487,15 @@ Value fromMemory(OpBuilder &b, Location loc, Value v, Type t) {
   return v;
 }
 
+PointEnv laneEnv(const ReductionProgram &p, const PointEnv &kept, ArrayRef<unsigned> inputs,
+                 ArrayRef<SmallVector<Value>> elems, unsigned lane, Value r) {
+  PointEnv env = kept;
+  for (auto [j, in] : llvm::enumerate(inputs))
+    env.full[p.fullArg(in)] = elems[j][lane];
+  env.reducedIndex = r;
+  return env;
+}
+
 void bindResults(const LevelStates &states, PointEnv &env) {
   for (auto [i, slot] : llvm::enumerate(states.slots)) {
     linalg::GenericOp op = states.program->stages[slot.stage].op;

@@ -181,6 +181,11 @@ mlir::Value toMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 mlir::Value fromMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type t);
 mlir::Type memoryType(mlir::Type t);
 
+/// `kept` with each full input `inputs[j]` bound to `elems[j][lane]` (as the
+/// vector loads of a variant give them) at reduced index `r`.
+PointEnv laneEnv(const ReductionProgram &p, const PointEnv &kept, llvm::ArrayRef<unsigned> inputs,
+                 llvm::ArrayRef<llvm::SmallVector<mlir::Value>> elems, unsigned lane, mlir::Value r);
+
 /// Puts the stage results of `states` (whose slots are the stages' own)
 /// into `env` (kept values of the point).
 void bindResults(const LevelStates &states, PointEnv &env);
