@@ -103,14 +103,7 @@ public:
     // Rows: cluster c takes rows first + c, stepping by the number of clusters.
     Value cid = gpu::ClusterIdOp::create(b, loc, gpu::Dimension::x);
     Value ncl = gpu::ClusterDimOp::create(b, loc, gpu::Dimension::x);
-    Value start = arith::AddIOp::create(b, loc, params_.first, cid);
-    Value stop = arith::AddIOp::create(b, loc, params_.first, params_.count);
-    auto rows = scf::ForOp::create(b, loc, start, stop, ncl);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(rows.getBody());
-      row(b, loc, rows.getInductionVar());
-    }
+    forEachVirtualUnit(b, loc, params_, cid, ncl, [&](Value k) { row(b, loc, k); });
     gpu::ReturnOp::create(b, loc);
   }
 

@@ -648,15 +648,20 @@ BlockReduceBuffers takeBlockReduceBuffers(gpu::GPUFuncOp func, unsigned &next, u
   return buf;
 }
 
-void forEachVirtualBlock(OpBuilder &b, Location loc, const Params &params, const std::function<void(Value)> &body) {
-  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value gdim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  Value start = arith::AddIOp::create(b, loc, params.first, bid);
+void forEachVirtualUnit(OpBuilder &b, Location loc, const Params &params, Value id, Value stride,
+                        const std::function<void(Value)> &body) {
+  Value start = arith::AddIOp::create(b, loc, params.first, id);
   Value end = arith::AddIOp::create(b, loc, params.first, params.count);
-  auto loop = scf::ForOp::create(b, loc, start, end, gdim);
+  auto loop = scf::ForOp::create(b, loc, start, end, stride);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(loop.getBody());
   body(loop.getInductionVar());
+}
+
+void forEachVirtualBlock(OpBuilder &b, Location loc, const Params &params, const std::function<void(Value)> &body) {
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value gdim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  forEachVirtualUnit(b, loc, params, bid, gdim, body);
 }
 
 LevelStates blockReduce(OpBuilder &b, Location loc, const LevelStates &s, unsigned warps, const BlockReduceBuffers &buf,

@@ -231,6 +231,11 @@ llvm::SmallVector<mlir::Type> blockReduceBufferTypes(mlir::MLIRContext *ctx, llv
 /// past them).
 BlockReduceBuffers takeBlockReduceBuffers(mlir::gpu::GPUFuncOp func, unsigned &next, unsigned n);
 
+/// Runs `body(u)` for the virtual units [first, first + count) that unit
+/// `id` of `stride` takes: first + id, stepping by stride.
+void forEachVirtualUnit(mlir::OpBuilder &b, mlir::Location loc, const Params &params, mlir::Value id,
+                        mlir::Value stride, const std::function<void(mlir::Value)> &body);
+
 /// Runs `body(vb)` for this GPU block's virtual blocks: first + blockIdx.x,
 /// stepping by gridDim.x, below first + count.
 void forEachVirtualBlock(mlir::OpBuilder &b, mlir::Location loc, const Params &params,
