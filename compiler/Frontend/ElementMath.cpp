@@ -441,9 +441,17 @@ ElementType computeType(const Node &n) {
     }
     const Node &a = *n.operands[0], &b = *n.operands[1];
     if (a.isArray() && b.isArray()) return promote(a.type, b.type);
-    if (a.isArray()) return promoteWithScalar(a.type, b.type);
-    if (b.isArray()) return promoteWithScalar(b.type, a.type);
-    return promote(a.type, b.type);
+    // An integer array compared with an integer scalar compares in int64, so
+    // a scalar outside the array's range compares by value (uint8 200 > -2),
+    // not wrapped into the array's dtype (docs/operations.md).
+    auto intScalar = [](const Node &o) {
+      return !o.isArray() && (kindOf(o.type) == TypeKind::Int || kindOf(o.type) == TypeKind::Bool);
+    };
+    ElementType t = a.isArray()   ? promoteWithScalar(a.type, b.type)
+                    : b.isArray() ? promoteWithScalar(b.type, a.type)
+                                  : promote(a.type, b.type);
+    if (isComparison(n.op) && kindOf(t) == TypeKind::Int && (intScalar(a) || intScalar(b))) return ElementType::Int64;
+    return t;
   }
   if (n.op == OpKind::And || n.op == OpKind::Or || n.op == OpKind::Not) return ElementType::Bool;
   return n.type;
@@ -471,14 +479,6 @@ Value emitElementwise(ScalarBuilder &sb, const Node &n, ArrayRef<Value> vals, co
     return r;
   }
   case OpKind::Eq: case OpKind::Ne: case OpKind::Lt: case OpKind::Le: case OpKind::Gt: case OpKind::Ge: {
-    // An integer array against an integer scalar compares in int64, so a
-    // scalar outside the array's range compares by value (uint8 200 > -2),
-    // not wrapped into the array's dtype (docs/operations.md).
-    auto intScalar = [&](const Node &o) {
-      return !o.isArray() && (kindOf(o.type) == TypeKind::Int || kindOf(o.type) == TypeKind::Bool);
-    };
-    if (kindOf(ct) == TypeKind::Int && (intScalar(*n.operands[0]) || intScalar(*n.operands[1])))
-      ct = ElementType::Int64;
     auto v = castAll(ct);
     Value r = sb.compare(n.op, v[0], v[1], ct);
     if (!r) return fail(std::string("ordering comparison '") + opName(n.op) + "' of complex arrays is not supported");
