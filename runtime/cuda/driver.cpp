@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <memory>
 #include <mutex>
@@ -139,13 +140,16 @@ int device_count() noexcept {
 const driver_api &require_driver() {
   const driver_api *api = driver();
   if (!api)
-    throw device_error("CUDA is not available: " + unavailable_reason());
+    throw device_error("CUDA is not available: " + unavailable_reason() +
+                       "; install or update the NVIDIA driver, or run on the "
+                       "host device (KILN_DEVICE=host)");
   return *api;
 }
 
-void check(CUresult result, const char *call) {
-  if (result == CUDA_SUCCESS)
-    return;
+namespace {
+
+/// "CUDA_ERROR_NAME (code): message" of a driver result.
+std::string result_text(CUresult result) {
   const loaded_driver &d = loaded();
   const char *name = nullptr;
   const char *text = nullptr;
@@ -153,11 +157,112 @@ void check(CUresult result, const char *call) {
     d.api.cuGetErrorName(result, &name);
   if (d.api.cuGetErrorString)
     d.api.cuGetErrorString(result, &text);
-  std::string msg = std::string(call) +
-                    " failed: " + (name ? name : "CUDA_ERROR_UNKNOWN") + " (" +
-                    std::to_string(static_cast<int>(result)) +
-                    "): " + (text ? text : "unknown error");
+  return std::string(name ? name : "CUDA_ERROR_UNKNOWN") + " (" +
+         std::to_string(static_cast<int>(result)) +
+         "): " + (text ? text : "unknown error");
+}
+
+/// The kernel launched last on each GPU (names live as long as the process).
+std::atomic<const char *> last_kernel[max_devices];
+
+/// The GPU whose primary context is current on this thread, or -1.
+int current_ordinal() noexcept {
+  const loaded_driver &d = loaded();
+  if (!d.ok || !d.api.cuCtxGetCurrent)
+    return -1;
+  CUcontext cur = nullptr;
+  if (d.api.cuCtxGetCurrent(&cur) != CUDA_SUCCESS || !cur)
+    return -1;
+  for (int i = 0; i < max_devices; ++i)
+    if (contexts[i].load(std::memory_order_acquire) == cur)
+      return i;
+  return -1;
+}
+
+constexpr const char *restart_advice =
+    "the CUDA context is unusable after a kernel fault: restart the process";
+
+/// What a kernel-fault message adds: the kernel launched last on the
+/// current GPU (on every GPU with a launch when that is unknown).
+std::string fault_context() {
+  auto on = [](int i) -> std::string {
+    const char *k = last_kernel[i].load(std::memory_order_relaxed);
+    return k ? "the last kernel launched on cuda:" + std::to_string(i) +
+                   " was " + k
+             : std::string();
+  };
+  std::string who;
+  int cur = current_ordinal();
+  if (cur >= 0) {
+    who = on(cur);
+  } else {
+    for (int i = 0; i < max_devices; ++i) {
+      std::string w = on(i);
+      if (!w.empty())
+        who += (who.empty() ? "" : ", ") + w;
+    }
+  }
+  if (who.empty())
+    who = "no kernel launched by Kiln is on record";
+  return "; a kernel faulted: " + who +
+         " (set KILN_LAUNCH_BLOCKING=1 to check every kernel as it ends and "
+         "name the faulting one for certain); " +
+         restart_advice;
+}
+
+bool launch_blocking() {
+  static const bool on = [] {
+    const char *v = std::getenv("KILN_LAUNCH_BLOCKING");
+    return v && *v && std::string(v) != "0";
+  }();
+  return on;
+}
+
+} // namespace
+
+bool is_kernel_fault(CUresult result) noexcept {
+  switch (result) {
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_LAUNCH_FAILED:
+    return true;
+  default:
+    return false;
+  }
+}
+
+void check(CUresult result, const char *call) {
+  if (result == CUDA_SUCCESS)
+    return;
+  std::string msg = std::string(call) + " failed: " + result_text(result);
+  if (is_kernel_fault(result))
+    msg += fault_context();
   throw cuda_error(msg, static_cast<int>(result));
+}
+
+void launched(const driver_api &api, int ordinal, const char *name,
+              CUstream stream) {
+  if (ordinal >= 0 && ordinal < max_devices)
+    last_kernel[ordinal].store(name, std::memory_order_relaxed);
+  if (!launch_blocking())
+    return;
+  CUresult r = api.cuStreamSynchronize(stream);
+  if (r == CUDA_SUCCESS)
+    return;
+  std::string msg = std::string("kernel ") + (name ? name : "<unnamed>") +
+                    " failed on cuda:" + std::to_string(ordinal) + ": " +
+                    result_text(r) +
+                    " (found by KILN_LAUNCH_BLOCKING=1, which waits for every "
+                    "kernel)";
+  if (is_kernel_fault(r))
+    msg += std::string("; ") + restart_advice;
+  throw cuda_error(msg, static_cast<int>(r));
 }
 
 CUcontext retained_context(int ordinal) noexcept {
@@ -172,7 +277,8 @@ CUcontext primary_context(int ordinal) {
   if (ordinal < 0 || ordinal >= n)
     throw device_error("cuda:" + std::to_string(ordinal) +
                        " is not available: " + std::to_string(n) +
-                       " CUDA device(s) present");
+                       " CUDA device(s) present; use one of them, or the "
+                       "host device");
   CUcontext ctx = contexts[ordinal].load(std::memory_order_acquire);
   if (ctx)
     return ctx;

@@ -43,13 +43,28 @@ struct default_choice {
 std::mutex default_mutex;
 default_choice cached_default;
 
-std::string absent_message(device dev) {
+/// Why `dev` is absent and what to do about it. `from_env`: the device came
+/// from KILN_DEVICE (the fix is a different value), else from the program.
+std::string absent_message(device dev, bool from_env) {
   int n = cuda_device_count();
-  if (n == 0)
-    return dev.str() +
-           " is not available: " + detail::cuda::unavailable_reason();
-  return dev.str() + " is not available: " + std::to_string(n) +
-         " CUDA device(s) present";
+  std::string msg = dev.str() + " is not available: ";
+  if (n == 0) {
+    msg += detail::cuda::unavailable_reason();
+    msg += from_env ? "; install or update the NVIDIA driver and check that "
+                      "the GPU is visible (nvidia-smi, CUDA_VISIBLE_DEVICES), "
+                      "or set KILN_DEVICE=host (or unset it) to run on the CPU"
+                    : "; install or update the NVIDIA driver and check that "
+                      "the GPU is visible (nvidia-smi, CUDA_VISIBLE_DEVICES), "
+                      "or use kiln::device::host()";
+    return msg;
+  }
+  std::string range = n == 1 ? std::string("cuda:0")
+                             : "cuda:0 to cuda:" + std::to_string(n - 1);
+  msg += std::to_string(n) + " CUDA device(s) present (" + range + ")";
+  msg += from_env ? "; set KILN_DEVICE to one of them, or to host to run on "
+                    "the CPU"
+                  : "; use one of them, or kiln::device::host()";
+  return msg;
 }
 
 bool exists(device dev) {
@@ -95,7 +110,8 @@ default_choice compute_default() {
     return c;
   }
   if (!exists(*d)) {
-    c.error = std::string("KILN_DEVICE='") + env + "': " + absent_message(*d);
+    c.error =
+        std::string("KILN_DEVICE='") + env + "': " + absent_message(*d, true);
     return c;
   }
   c.dev = *d;
@@ -127,7 +143,7 @@ bool cuda_available() noexcept { return cuda_device_count() > 0; }
 
 void check_device(device dev) {
   if (!exists(dev))
-    throw device_error(absent_message(dev));
+    throw device_error(absent_message(dev, false));
 }
 
 device current_device() {

@@ -41,6 +41,7 @@ std::map<int, module_state> modules; // by GPU ordinal; never unloaded
 struct function_info {
   CUfunction f;
   int multiprocessors;
+  const char *name; ///< the map's key: lives as long as the process
 };
 
 function_info function_of(const cuda::driver_api &api, int ordinal,
@@ -72,7 +73,7 @@ function_info function_of(const cuda::driver_api &api, int ordinal,
     }
     it = m.functions.emplace(name, f).first;
   }
-  return {it->second, m.multiprocessors};
+  return {it->second, m.multiprocessors, it->first.c_str()};
 }
 
 template <class Params>
@@ -98,6 +99,7 @@ void launch(int ordinal, const std::string &name, std::int64_t n, Params &p,
                        e.code());
     }
   }
+  cuda::launched(api, ordinal, fi.name, static_cast<CUstream>(stream));
 }
 
 /// Calls f(byte offset of each operand, inner layout) once per index of the

@@ -39,6 +39,9 @@ struct gpu_kernel {
   /// Resolved lazily; `block` is written before `function` is published.
   std::atomic<CUfunction> function[num_variants] = {};
   std::atomic<int> block[num_variants] = {};
+  /// `<name><suffix>` of each variant, for fault reports (written before
+  /// `function` is published).
+  std::string names[num_variants];
 };
 
 constexpr std::size_t table_size = 4096; // a power of two
@@ -196,6 +199,7 @@ CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int variant,
     if (b >= 32)
       b &= ~31; // whole warps
     e.block[variant].store(b, std::memory_order_relaxed);
+    e.names[variant] = name;
     e.function[variant].store(f, std::memory_order_release);
   }
   block = e.block[variant].load(std::memory_order_relaxed);
@@ -247,6 +251,8 @@ void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
          " (kernel " + kernel_name(e.image) + variant_suffix(variant) +
              ", grid " + std::to_string(grid) + ", block " +
              std::to_string(block) + ")");
+  cuda::launched(api, ordinal, e.names[variant].c_str(),
+                 static_cast<CUstream>(stream));
 }
 
 void launch_entry(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned grid,
@@ -261,6 +267,7 @@ void launch_entry(const kernel_image &image, int ordinal, int slot, const char *
     fail(r, "cuLaunchKernel",
          " (kernel " + kernel_name(image) + suffix + ", grid " + std::to_string(grid) + ", block " +
              std::to_string(block) + ")");
+  cuda::launched(api, ordinal, e.names[slot].c_str(), static_cast<CUstream>(stream));
 }
 
 void launch_cluster_entry(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned grid,
@@ -292,6 +299,7 @@ void launch_cluster_entry(const kernel_image &image, int ordinal, int slot, cons
          " (kernel " + kernel_name(image) + suffix + ", grid " + std::to_string(grid) + ", block " +
              std::to_string(block) + ", cluster " + std::to_string(cluster) + ", " + std::to_string(shared_bytes) +
              " bytes of shared memory)");
+  cuda::launched(api, ordinal, e.names[slot].c_str(), static_cast<CUstream>(stream));
 }
 
 int blocks_per_multiprocessor(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned block,
