@@ -148,6 +148,7 @@ const scale_kernels &stress_kernels() {
 struct parcel {
   kiln::array<double> a;
   std::vector<double> want;
+  kiln::event ready; // recorded on the sender's stream after `a` was made
 };
 
 /// The mailbox threads hand arrays through (each freed by its receiver).
@@ -556,6 +557,17 @@ private:
   }
 
   void pool() {
+    if (rng_() % 16 == 0) {
+      // Return every cached block to the system while other threads
+      // allocate and free (their live blocks must survive it).
+      auto &p = kiln::get_default_memory_pool(dev_);
+      p.free_all_blocks();
+      if (p.used_bytes() > p.total_bytes())
+        fail(k_pool, "used_bytes() > total_bytes()");
+      for (const held_block &h : held_)
+        verify(h);
+      return;
+    }
     if (held_.size() >= 6 || (!held_.empty() && rng_() % 3 == 0)) {
       std::size_t k = rng_() % held_.size();
       verify(held_[k]);
@@ -685,7 +697,8 @@ private:
   void handoff() {
     kiln::shape s = random_shape();
     auto av = data(static_cast<std::size_t>(s.numel()));
-    parcel mine{put<double>(av, s), av};
+    parcel mine{put<double>(av, s), av, kiln::event(dev_)};
+    mine.ready.record(); // orders the sender's work before the receiver's
     std::optional<parcel> theirs;
     {
       std::lock_guard<std::mutex> lock(g_.box.m);
@@ -696,6 +709,7 @@ private:
       }
     }
     if (theirs) {
+      theirs->ready.wait(kiln::stream::current(dev_));
       auto r = theirs->a * 2.0;
       std::vector<double> want(theirs->want.size());
       for (std::size_t i = 0; i < want.size(); ++i)
@@ -766,6 +780,7 @@ TEST(ThreadStress, MixedOperationsFromManyThreads) {
     for (double &x : g.shared_host)
       x = u(r);
     g.shared = kiln::asarray<double>(g.shared_host, kiln::shape{50000}, g.dev);
+    kiln::synchronize();
   }
   std::vector<std::unique_ptr<worker>> workers;
   for (long t = 0; t < threads; ++t)
