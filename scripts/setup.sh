@@ -4,7 +4,7 @@
 # Safe to run twice. The CUDA 13 toolkit must already be in /usr/local/cuda.
 set -euo pipefail
 
-packages=(llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev clang-22
+packages=(llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev clang-22 libclang-rt-22-dev
           llvm-22-tools ninja-build ccache cmake libgtest-dev python3)
 
 missing=()

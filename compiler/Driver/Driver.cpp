@@ -16,6 +16,7 @@
 #include "Driver/TempFiles.h"
 #include "Driver/Toolchain.h"
 
+#include "clang/Basic/Stack.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
@@ -24,6 +25,7 @@
 #include "llvm/Support/StringSaver.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/thread.h"
 
 #include <memory>
 
@@ -184,7 +186,7 @@ int compileAndLink(const DriverOptions &opts, const Toolchain &tc,
 
 } // namespace
 
-int runKilnc(int argc, const char **argv) {
+static int runKilncHere(int argc, const char **argv) {
   llvm::SmallVector<const char *, 64> expanded(argv + 1, argv + argc);
   llvm::BumpPtrAllocator allocator;
   llvm::StringSaver saver(allocator);
@@ -239,6 +241,29 @@ int runKilnc(int argc, const char **argv) {
     return status;
   }
   return compileAndLink(opts, tc, jobs);
+}
+
+void runOnCompileStack(void (*fn)(void *), void *arg) {
+  llvm::thread worker(std::optional<unsigned>(CompileStackSize), [fn, arg] {
+    clang::noteBottomOfStack(/*ForceSet=*/true);
+    fn(arg);
+  });
+  worker.join();
+}
+
+int runKilnc(int argc, const char **argv) {
+  struct Call {
+    int argc;
+    const char **argv;
+    int code;
+  } call{argc, argv, ExitCompileError};
+  runOnCompileStack(
+      [](void *p) {
+        auto *c = static_cast<Call *>(p);
+        c->code = runKilncHere(c->argc, c->argv);
+      },
+      &call);
+  return call.code;
 }
 
 } // namespace kiln::driver

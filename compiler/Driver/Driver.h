@@ -12,6 +12,15 @@ namespace kiln::driver {
 
 int runKilnc(int argc, const char **argv);
 
+/// The stack kilnc compiles on (address space; pages are touched as used).
+/// Deeply nested expressions -- a sum of 20,000 arrays is a tree 20,000 deep
+/// -- recurse through clang's parser and CFG builder, Kiln's frontend and
+/// MLIR, and would overflow a main thread's usual 8 MiB.
+constexpr unsigned CompileStackSize = 1024u << 20;
+
+/// Runs `fn` on a thread with a CompileStackSize stack and waits for it.
+void runOnCompileStack(void (*fn)(void *), void *arg);
+
 } // namespace kiln::driver
 
 #endif

@@ -38,6 +38,7 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
 
   frontend::FrontendOptions fopts;
   fopts.file = job.source;
+  fopts.contents = job.contents;
   fopts.compileArgs = job.frontendFlags;
   fopts.resourceDir = tc.resourceDir;
   fopts.kilnIncludeDir = tc.includeDir;

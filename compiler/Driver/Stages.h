@@ -12,6 +12,7 @@
 #include "Driver/Toolchain.h"
 #include "Frontend/Frontend.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ namespace kiln::driver {
 /// command line's).
 struct SourceJob {
   std::string source;
+  /// When set, the source's text (`source` is then only its name).
+  std::optional<std::string> contents;
   std::vector<std::string> frontendFlags;
   std::vector<std::string> compileFlags;
   bool hasStd = false;

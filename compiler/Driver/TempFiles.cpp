@@ -1,6 +1,7 @@
 //===- Driver/TempFiles.cpp - kilnc's intermediate files ------------------===//
 //
-// Temporary files through llvm::sys::fs, removed by the destructor.
+// Temporary files through llvm::sys::fs, removed by the destructor, or by
+// LLVM's signal handlers when kilnc is killed or crashes.
 //
 //===----------------------------------------------------------------------===//
 #include "Driver/TempFiles.h"
@@ -9,6 +10,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace kiln::driver {
@@ -16,8 +18,10 @@ namespace kiln::driver {
 TempFiles::~TempFiles() {
   if (keep_)
     return;
-  for (const std::string &path : paths_)
+  for (const std::string &path : paths_) {
     llvm::sys::fs::remove(path);
+    llvm::sys::DontRemoveFileOnSignal(path);
+  }
 }
 
 std::string TempFiles::create(const std::string &source,
@@ -36,6 +40,9 @@ std::string TempFiles::create(const std::string &source,
     return "";
   }
   paths_.push_back(path.str().str());
+  // Killed (SIGINT, SIGTERM: ninja interrupted, a timeout) or crashed, kilnc
+  // still removes its temporaries: LLVM's signal handlers (InitLLVM) do.
+  llvm::sys::RemoveFileOnSignal(paths_.back());
   return paths_.back();
 }
 

@@ -69,6 +69,8 @@ Toolchain findToolchain(const char *argv0) {
   tc.resourceDir = KILN_CLANG_RESOURCE_DIR;
 
   std::string cxx = env("KILN_CXX");
+  if (cxx.empty())
+    cxx = KILN_CONFIG_HOST_CXX;
   llvm::SmallVector<llvm::StringRef> words;
   llvm::StringRef(cxx).split(words, ' ', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef w : words)

@@ -19,7 +19,8 @@ struct Toolchain {
   std::string includeDir;     ///< holds kiln/kiln.hpp
   std::string runtimeLibrary; ///< libkiln_runtime.a (may not exist yet)
   std::string resourceDir;    ///< clang's builtin headers
-  /// The host compiler's words: $KILN_CXX split at spaces, else "c++".
+  /// The host compiler's words: $KILN_CXX split at spaces, else "c++" (in a
+  /// sanitized build, its compiler and sanitizer flags).
   std::vector<std::string> hostCompiler;
   std::string ld;        ///< $KILN_LD, else ld on PATH
   std::string ptxas;     ///< empty when not found

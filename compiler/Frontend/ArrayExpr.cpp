@@ -153,16 +153,23 @@ std::unique_ptr<ExprTree> TreeBuilder::build(const Expr *root) {
   t->root = stripImplicit(root);
   leafByKey_.clear();
   nested_.clear();
+  expanding_.clear();
+  failure_ = Failure::None;
   t->rootNode = visit(t->root, *t, 0);
-  if (!t->rootNode)
+  if (!t->rootNode) {
+    if (failure_ == Failure::None)
+      failure_ = Failure::Operand;
     return nullptr;
+  }
   return t;
 }
 
 Node *TreeBuilder::visit(const Expr *e, ExprTree &t, unsigned depth) {
   e = stripImplicit(e);
-  if (depth > 256)
-    return nullptr; // a local defined in terms of itself
+  if (depth > MaxDepth) {
+    failure_ = Failure::TooDeep;
+    return nullptr;
+  }
   llvm::SmallVector<const Expr *, 4> args;
   if (auto k = classifyCall(e, args)) {
     auto node = std::make_unique<Node>();
@@ -184,8 +191,13 @@ Node *TreeBuilder::visit(const Expr *e, ExprTree &t, unsigned depth) {
   if (locals_) {
     if (const auto *ref = dyn_cast<DeclRefExpr>(e))
       if (const auto *vd = dyn_cast<VarDecl>(ref->getDecl()))
-        if (const Expr *init = locals_->lookup(vd))
-          return visit(init, t, depth + 1);
+        if (const Expr *init = locals_->lookup(vd)) {
+          if (!expanding_.insert(vd).second)
+            return nullptr; // a local defined in terms of itself
+          Node *node = visit(init, t, depth + 1);
+          expanding_.erase(vd);
+          return node;
+        }
   }
   return makeLeaf(e, t);
 }

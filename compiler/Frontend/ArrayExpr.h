@@ -15,6 +15,7 @@
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <complex>
 #include <memory>
@@ -148,9 +149,18 @@ public:
               const llvm::DenseMap<const clang::VarDecl *, const clang::Expr *> *locals)
       : ctx_(ctx), locals_(locals) {}
 
-  /// Builds the tree rooted at `root` (a fusable call); null when a leaf is
-  /// neither an array nor a scalar kilnc can pass to a kernel.
+  /// The deepest tree kilnc fuses into one kernel (operations from the root
+  /// to a leaf, inlined locals included).
+  static constexpr unsigned MaxDepth = 256;
+
+  /// Why build() returned null: a leaf is neither an array nor a scalar
+  /// kilnc can pass to a kernel (or a local is defined in terms of itself),
+  /// or the tree is deeper than MaxDepth.
+  enum class Failure { None, Operand, TooDeep };
+
+  /// Builds the tree rooted at `root` (a fusable call); null on a Failure.
   std::unique_ptr<ExprTree> build(const clang::Expr *root);
+  Failure failure() const { return failure_; }
 
   /// Expressions inside leaves that are themselves fusable roots (processed
   /// first, so that their rewritten text ends up in the leaf's text).
@@ -167,6 +177,8 @@ private:
   const llvm::DenseMap<const clang::VarDecl *, const clang::Expr *> *locals_;
   llvm::DenseMap<const void *, Node *> leafByKey_;
   std::vector<const clang::Expr *> nested_;
+  llvm::SmallPtrSet<const clang::VarDecl *, 8> expanding_; ///< locals being inlined
+  Failure failure_ = Failure::None;
 };
 
 } // namespace kiln::frontend

@@ -263,6 +263,14 @@ private:
         continue; // outside KILN_FUSE the eager runtime computes it
       }
       std::shared_ptr<ExprTree> tree = tb.build(root);
+      if (!tree && tb.failure() == TreeBuilder::Failure::TooDeep) {
+        if (!fuse) continue; // the eager runtime computes it
+        error(root->getBeginLoc(), "this array expression nests operations more than " +
+                                       std::to_string(TreeBuilder::MaxDepth) +
+                                       " deep, more than kilnc fuses into one kernel; split it into "
+                                       "several statements");
+        return false;
+      }
       if (!tree) {
         error(root->getBeginLoc(), "this array expression has an operand kilnc cannot pass to a kernel "
                                    "(neither a kiln::array nor an arithmetic or complex scalar)");
@@ -499,10 +507,16 @@ private:
 } // namespace
 
 bool translate(const FrontendOptions &opts, mlir::MLIRContext &ctx, FrontendResult &result) {
-  auto buffer = llvm::MemoryBuffer::getFile(opts.file);
-  if (!buffer) {
-    llvm::errs() << "kilnc: error: cannot read '" << opts.file << "': " << buffer.getError().message() << "\n";
-    return false;
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  if (opts.contents) {
+    buffer = llvm::MemoryBuffer::getMemBuffer(*opts.contents, opts.file);
+  } else {
+    auto read = llvm::MemoryBuffer::getFile(opts.file);
+    if (!read) {
+      llvm::errs() << "kilnc: error: cannot read '" << opts.file << "': " << read.getError().message() << "\n";
+      return false;
+    }
+    buffer = std::move(*read);
   }
   std::vector<std::string> args = {"-xc++"};
   bool hasStd = false;
@@ -512,12 +526,15 @@ bool translate(const FrontendOptions &opts, mlir::MLIRContext &ctx, FrontendResu
   if (!opts.kilnIncludeDir.empty()) args.push_back("-I" + opts.kilnIncludeDir);
   args.insert(args.end(), opts.compileArgs.begin(), opts.compileArgs.end());
   args.push_back("-D__KILNC__=1");
+  // kilnc parses on a large stack (driver::CompileStackSize); clang's warning
+  // assumes its own 8 MiB.
+  args.push_back("-Wno-stack-exhausted");
 
   DiagnosticOptions diagOpts;
   diagOpts.ShowColors = false;
   TextDiagnosticPrinter printer(llvm::errs(), diagOpts);
   std::unique_ptr<ASTUnit> ast = tooling::buildASTFromCodeWithArgs(
-      (*buffer)->getBuffer(), args, opts.file, "kilnc", std::make_shared<PCHContainerOperations>(),
+      buffer->getBuffer(), args, opts.file, "kilnc", std::make_shared<PCHContainerOperations>(),
       tooling::getClangStripDependencyFileAdjuster(), tooling::FileContentMappings(), &printer);
   if (!ast || ast->getDiagnostics().hasErrorOccurred()) return false;
 

@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,9 @@ struct FusionRecord {
 
 struct FrontendOptions {
   std::string file;                     ///< the source to compile
+  /// When set, the source's text: `file` is then only its name and nothing is
+  /// read from disk for it (the fuzzer compiles in memory).
+  std::optional<std::string> contents;
   std::vector<std::string> compileArgs; ///< flags for clang (-I, -D, -std, ...)
   std::string resourceDir;              ///< clang's resource dir (builtin headers)
   std::string kilnIncludeDir;           ///< where <kiln/kiln.hpp> lives

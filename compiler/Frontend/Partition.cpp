@@ -36,7 +36,7 @@ private:
   struct GroupState {
     FusedGroup *group;
     bool hasSpec = false;
-    llvm::DenseMap<const Node *, Space> space;
+    llvm::DenseMap<const Node *, Space> space{}; // {}: the constructor is explicit (clang)
     std::vector<const Node *> cutNodes;
   };
 

@@ -13,12 +13,13 @@
 // RUN: cd %t && %kilnc -c %s -I%S/Inputs && ls %t | FileCheck %s --check-prefix=STEM
 // STEM: compile-link.o
 //
-// Unknown flags go to the host compiler (and link); -v shows the commands.
+// Unknown flags go to the host compiler (and link); -v shows the commands
+// (c++, or clang++ with its sanitizer flags in the asan build).
 // RUN: %kilnc -v %s -I%S/Inputs -Wall -fPIC -march=x86-64 -pthread -o %t/prog3 2>&1 | FileCheck %s --check-prefix=VERBOSE
 // VERBOSE: kilnc: frontend: {{.*}}compile-link.cpp
-// VERBOSE: c++ -std=c++20 {{.*}}-Wall -fPIC -march=x86-64 -pthread {{.*}}-c {{.*}}.kiln.cpp -o
+// VERBOSE: {{(c|clang)\+\+(-[0-9]+)?( -f[^ ]+)*}} -std=c++20 {{.*}}-Wall -fPIC -march=x86-64 -pthread {{.*}}-c {{.*}}.kiln.cpp -o
 // VERBOSE: kilnc: link
-// VERBOSE: c++ {{.*}}-o {{.*}}prog3 {{.*}}libkiln_runtime.a -ldl -lpthread
+// VERBOSE: {{(c|clang)\+\+(-[0-9]+)?( -f[^ ]+)*}} {{.*}}-o {{.*}}prog3 {{.*}}libkiln_runtime.a -ldl -lpthread
 //
 // A given -std= replaces kilnc's default -std=c++20.
 // RUN: %kilnc -v -c %s -I%S/Inputs -std=gnu++23 -o %t/b.o 2>&1 | FileCheck %s --check-prefix=STD
