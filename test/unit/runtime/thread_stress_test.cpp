@@ -35,7 +35,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <iterator>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
