@@ -166,7 +166,7 @@ const char *const kSnippets[] = {
     "#pragma once\n",
     "#line 4000000000\n",
     "_Pragma(\"clang diagnostic ignored \\\"-Wall\\\"\")\n",
-    "??=define TRI 1\n",
+    "?\?=define TRI 1\n", // a trigraph, if the flags enable them
     "\\\n",
     "R\"x(raw)x\";\n",
     "template <int N> struct R { static constexpr int v = R<N - 1>::v + 1; }; template <> struct R<0> { static constexpr int v = 0; };\n",

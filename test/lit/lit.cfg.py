@@ -25,6 +25,10 @@ config.substitutions.append(("%kiln_runtime_lib", config.kiln_runtime_lib))
 if hasattr(os, "getuid") and os.getuid() == 0:
     config.available_features.add("root")
 
+# Tests of minutes (e.g. 1000 kernels compiled): KILN_LONG_TESTS=1.
+if os.environ.get("KILN_LONG_TESTS") == "1":
+    config.available_features.add("long")
+
 if config.kilnc:
     config.substitutions.append(("%kilnc", config.kilnc))
     config.available_features.add("kilnc")
