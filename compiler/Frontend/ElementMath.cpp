@@ -123,7 +123,7 @@ Value ScalarBuilder::arithmetic(OpKind op, Value a, Value x, ElementType t) {
     case OpKind::Add: return complex::AddOp::create(b_, loc_, a, bv);
     case OpKind::Sub: return complex::SubOp::create(b_, loc_, a, bv);
     case OpKind::Mul: return complex::MulOp::create(b_, loc_, a, bv);
-    case OpKind::Div: return complex::DivOp::create(b_, loc_, a, bv);
+    case OpKind::Div: return complexDivide(a, bv, t);
     case OpKind::Pow: return complex::PowOp::create(b_, loc_, a, bv);
     case OpKind::Maximum:
     case OpKind::Minimum: {
@@ -339,15 +339,15 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
   // Complex.
   switch (op) {
   case OpKind::Neg: return complex::NegOp::create(b_, loc_, v);
-  case OpKind::Exp: return complex::ExpOp::create(b_, loc_, v);
-  case OpKind::Log: return complex::LogOp::create(b_, loc_, v);
+  case OpKind::Exp: return complexExp(v, t);
+  case OpKind::Log: return complexLog(v, t);
   case OpKind::Log2:
   case OpKind::Log10: {
     // log(z) / ln(base), dividing each part by the real constant (a complex
     // division would turn log(0) = -inf + 0j into NaNs).
     ElementType r = realPart(t);
     double base = op == OpKind::Log2 ? std::numbers::ln2 : std::numbers::ln10;
-    Value l = complex::LogOp::create(b_, loc_, v), c = constant(r, base, 0);
+    Value l = complexLog(v, t), c = constant(r, base, 0);
     Value re = arith::DivFOp::create(b_, loc_, complex::ReOp::create(b_, loc_, l), c);
     Value im = arith::DivFOp::create(b_, loc_, complex::ImOp::create(b_, loc_, l), c);
     return complex::CreateOp::create(b_, loc_, type(t), re, im);
@@ -358,10 +358,10 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
     return complex::CreateOp::create(b_, loc_, type(t), re, im);
   }
   case OpKind::Sqrt: return complex::SqrtOp::create(b_, loc_, v);
-  case OpKind::Sin: return complex::SinOp::create(b_, loc_, v);
-  case OpKind::Cos: return complex::CosOp::create(b_, loc_, v);
-  case OpKind::Tan: return complex::TanOp::create(b_, loc_, v);
-  case OpKind::Tanh: return complex::TanhOp::create(b_, loc_, v);
+  case OpKind::Sin:
+  case OpKind::Cos:
+  case OpKind::Tan: return complexTrig(op, v, t);
+  case OpKind::Tanh: return complexHyperbolicTanh(v, t);
   case OpKind::Conj: return complex::ConjOp::create(b_, loc_, v);
   case OpKind::Abs: {
     // |z| is inf when either part is, even if the other is NaN (hypot).
@@ -373,8 +373,8 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
   case OpKind::Imag: return complex::ImOp::create(b_, loc_, v);
   case OpKind::Arg: return complex::AngleOp::create(b_, loc_, v);
   case OpKind::Sign: {
-    // NumPy 2: z / |z| and 0 for 0; NaN in: NaN out; one infinite part: its
-    // unit direction (both infinite: NaN).
+    // NumPy 2: z / |z| and 0 for 0; one infinite part: its unit direction,
+    // even if the other part is NaN; both infinite: NaN; else NaN in: NaN out.
     ElementType r = realPart(t);
     Value re = complex::ReOp::create(b_, loc_, v), im = complex::ImOp::create(b_, loc_, v);
     Value mag = complex::AbsOp::create(b_, loc_, v);
@@ -387,9 +387,9 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
     Value unitIm = complex::CreateOp::create(b_, loc_, type(t), zero(r), unary(OpKind::Sign, im, r));
     Value finite = arith::SelectOp::create(b_, loc_, isZero, zero(t), q);
     Value oneInf = arith::SelectOp::create(b_, loc_, infRe, unitRe, arith::SelectOp::create(b_, loc_, infIm, unitIm, finite));
+    // (A NaN part without an infinite one gives NaN through |z|.)
     Value bothInf = arith::AndIOp::create(b_, loc_, infRe, infIm);
-    Value bad = arith::OrIOp::create(b_, loc_, isNan(v, t), bothInf);
-    return arith::SelectOp::create(b_, loc_, bad, nanC, oneInf);
+    return arith::SelectOp::create(b_, loc_, bothInf, nanC, oneInf);
   }
   default: return {};
   }

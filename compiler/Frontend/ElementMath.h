@@ -55,7 +55,26 @@ public:
   mlir::Value isNan(mlir::Value v, ElementType t);
   mlir::Value isInf(mlir::Value v, ElementType t);
 
+  /// Complex functions on the parts, with NumPy's answers for infinite, NaN
+  /// and zero parts (ComplexMath.cpp): NumPy's Smith division, and C99
+  /// Annex G for exp, log, sin, cos, tan (`op`) and tanh.
+  mlir::Value complexDivide(mlir::Value a, mlir::Value x, ElementType t);
+  mlir::Value complexExp(mlir::Value z, ElementType t);
+  mlir::Value complexLog(mlir::Value z, ElementType t);
+  mlir::Value complexTrig(OpKind op, mlir::Value z, ElementType t);
+  mlir::Value complexHyperbolicTanh(mlir::Value z, ElementType t);
+
 private:
+  /// A complex value as its real and imaginary parts.
+  struct Parts {
+    mlir::Value re, im;
+  };
+  Parts parts(mlir::Value z);
+  mlir::Value complexOf(Parts p, ElementType t);
+  Parts complexSinh(Parts z, ElementType r);
+  Parts complexCosh(Parts z, ElementType r);
+  Parts complexTanh(Parts z, ElementType r);
+
   mlir::OpBuilder &b_;
   mlir::Location loc_;
   mlir::MLIRContext &ctx_;

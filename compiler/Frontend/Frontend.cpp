@@ -34,6 +34,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <algorithm>
 
@@ -278,14 +279,31 @@ private:
       }
       if (!fd->isTemplateInstantiation() && !checkReductions(*tree, ranks))
         return false;
-      for (std::unique_ptr<FusedGroup> &g : partition(*tree)) {
-        if (g->inputs.empty() && g->keptInputs.empty()) continue;
-        std::string name = kernelPrefix + "_" + std::to_string(k++);
-        auto onError = [&](const Node &n, const std::string &msg) { error(n.expr->getBeginLoc(), msg); };
-        bool ok = g->isReduction ? emitReductionKernel(result_.module.get(), name, *g, sm_, onError)
-                                 : emitElementwiseKernel(result_.module.get(), name, *g, sm_, onError);
-        if (!ok) return false;
-        out.push_back({tree, std::move(g), name});
+      // A group whose reductions all fold away (`isinf(all(x))`) gives its
+      // reductions groups of their own, and the tree is partitioned again.
+      llvm::DenseSet<const Node *> ownGroup;
+      for (bool again = true; again;) {
+        again = false;
+        unsigned first = k;
+        std::size_t firstOut = out.size();
+        for (std::unique_ptr<FusedGroup> &g : frontend::partition(*tree, ownGroup)) {
+          if (g->inputs.empty() && g->keptInputs.empty()) continue;
+          std::string name = kernelPrefix + "_" + std::to_string(k++);
+          auto onError = [&](const Node &n, const std::string &msg) { error(n.expr->getBeginLoc(), msg); };
+          bool ok = g->isReduction ? emitReductionKernel(result_.module.get(), name, *g, sm_, onError)
+                                   : emitElementwiseKernel(result_.module.get(), name, *g, sm_, onError);
+          if (!ok) return false;
+          if (g->isReduction && reductionFoldsAway(result_.module.get(), name)) {
+            ownGroup.insert(g->reductions.begin(), g->reductions.end());
+            for (unsigned i = first; i < k; ++i)
+              mlir::SymbolTable::lookupSymbolIn(result_.module.get(), kernelPrefix + "_" + std::to_string(i))->erase();
+            out.resize(firstOut);
+            k = first;
+            again = true;
+            break;
+          }
+          out.push_back({tree, std::move(g), name});
+        }
       }
     }
     return true;

@@ -29,6 +29,13 @@ bool emitElementwiseKernel(mlir::ModuleOp module, llvm::StringRef name, const Fu
 bool emitReductionKernel(mlir::ModuleOp module, llvm::StringRef name, const FusedGroup &group,
                          const clang::SourceManager &sm, const NodeErrorFn &onError);
 
+/// True if kernel `@name` keeps no reduction once folded: its result does
+/// not depend on what the reductions compute (`isinf(all(x))`, `imag` of a
+/// real sum, a `where` whose condition folds). Such a group cannot be a
+/// reduction kernel; the frontend then gives its reductions groups of
+/// their own and computes the rest elementwise.
+bool reductionFoldsAway(mlir::ModuleOp module, llvm::StringRef name);
+
 } // namespace kiln::frontend
 
 #endif

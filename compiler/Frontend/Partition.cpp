@@ -10,6 +10,7 @@
 #include "Frontend/Partition.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace kiln::frontend {
 namespace {
@@ -25,7 +26,7 @@ enum class Space {
 
 class Partitioner {
 public:
-  explicit Partitioner(const ExprTree &tree) : tree_(tree) {}
+  Partitioner(const ExprTree &tree, const llvm::DenseSet<const Node *> &ownGroup) : tree_(tree), ownGroup_(ownGroup) {}
 
   std::vector<std::unique_ptr<FusedGroup>> run() {
     formGroup(tree_.rootNode);
@@ -111,6 +112,10 @@ private:
 
   Space analyzeReduce(const Node *n, GroupState &st) {
     FusedGroup &g = *st.group;
+    if (n != g.rootNode && ownGroup_.count(n)) {
+      cut(n, st);
+      return Space::Any;
+    }
     if (st.hasSpec && !(n->axes.sameAs(g.axes) && n->keepdims.sameAs(g.keepdims))) {
       cut(n, st); // other axes: a kernel of its own
       return Space::Any;
@@ -174,6 +179,7 @@ private:
   }
 
   const ExprTree &tree_;
+  const llvm::DenseSet<const Node *> &ownGroup_;
   std::vector<std::unique_ptr<FusedGroup>> groups_;
   llvm::DenseMap<const clang::Expr *, FusedGroup *> groupOfExpr_;
   llvm::DenseSet<const Node *> settled_;
@@ -181,8 +187,9 @@ private:
 
 } // namespace
 
-std::vector<std::unique_ptr<FusedGroup>> partition(const ExprTree &tree) {
-  return Partitioner(tree).run();
+std::vector<std::unique_ptr<FusedGroup>> partition(const ExprTree &tree,
+                                                   const llvm::DenseSet<const Node *> &ownGroup) {
+  return Partitioner(tree, ownGroup).run();
 }
 
 } // namespace kiln::frontend

@@ -23,8 +23,11 @@ namespace kiln::frontend {
 
 /// The groups of `tree`, each group after the groups it reads (so the
 /// rewriter sees inner calls first); the last one is rooted at the tree's
-/// root. Leaves are assigned kernel positions in first-use order.
-std::vector<std::unique_ptr<FusedGroup>> partition(const ExprTree &tree);
+/// root. Leaves are assigned kernel positions in first-use order. Each
+/// reduction in `ownGroup` starts a group of its own (the frontend's answer
+/// to a group whose reductions all fold away, see reductionFoldsAway).
+std::vector<std::unique_ptr<FusedGroup>> partition(const ExprTree &tree,
+                                                   const llvm::DenseSet<const Node *> &ownGroup = {});
 
 } // namespace kiln::frontend
 

@@ -28,9 +28,12 @@
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "clang/Basic/SourceManager.h"
 
@@ -428,6 +431,29 @@ bool emitReductionKernel(ModuleOp module, StringRef name, const FusedGroup &grou
                          const NodeErrorFn &onError) {
   ReductionEmitter e(module, group, sm, onError);
   return e.emit(name);
+}
+
+bool reductionFoldsAway(ModuleOp module, StringRef name) {
+  Operation *kernel = SymbolTable::lookupSymbolIn(module, name);
+  if (!kernel)
+    return false;
+  // Fold a copy as the pipeline's canonicalizer and elementwise fusion
+  // will, and look for a
+  // kiln.combine (the body of every reduction stage) that survives.
+  OwningOpRef<Operation *> copy(kernel->clone());
+  MLIRContext *ctx = module.getContext();
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, ctx);
+  linalg::populateElementwiseOpsFusionPatterns(patterns, [](OpOperand *) { return true; });
+  linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+  if (failed(applyPatternsGreedily(copy.get(), std::move(patterns))))
+    return false; // not converged: leave the kernel as it is
+  bool anyStage = false;
+  copy->walk([&](CombineOp) { anyStage = true; });
+  return !anyStage;
 }
 
 } // namespace kiln::frontend

@@ -472,6 +472,15 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
   const device dev = check_operands(k, inputs, keptInputs, scalars);
   if (k.single_axis && !ax.is_all() && ax.list().size() != 1)
     return false; // NumPy's error comes from the eager form
+  // A full input that nothing reads any more (the compiler folded it away:
+  // `where(i != i, x, mean(y))` with integer i) still shapes NumPy's answer,
+  // but no stage's operand rank says so: the eager form settles it.
+  std::uint64_t read = k.map_inputs;
+  for (int j = 0; j < k.num_stages; ++j)
+    read |= k.stages[j].full_inputs;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (!(read >> i & 1))
+      return false;
 
   // The full space: the broadcast of the full inputs.
   std::size_t rank = 0;

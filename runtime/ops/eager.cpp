@@ -54,7 +54,7 @@ array_base run_typed(op o, const shape &out,
   case op::true_divide:
     if constexpr (is_floatlike_v<T>)
       return apply(
-          out, [](T a, T b) { return a / b; }, in(0), in(1));
+          out, [](T a, T b) { return m::true_divide(a, b); }, in(0), in(1));
     break;
   case op::remainder:
     if constexpr (is_real_v<T> && !std::is_same_v<T, bool>)

@@ -57,11 +57,36 @@ template <class T> T subtract(T a, T b) {
   else
     return a - b;
 }
+/// a / b on floats; complex as NumPy's loop (Smith's algorithm on the
+/// divisor's larger part, a zero divisor dividing each part by |0|), not
+/// C99's __divdc3, so that infinite and NaN parts give NumPy's answers.
+template <class T> T true_divide(T a, T b) {
+  if constexpr (is_complex_v<T>) {
+    using R = typename T::value_type;
+    const R ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+    const R abs_r = std::fabs(br), abs_i = std::fabs(bi);
+    if (abs_r >= abs_i) {
+      if (abs_r == 0 && abs_i == 0)
+        return T(ar / abs_r, ai / abs_r);
+      const R rat = bi / br, scl = R(1) / (br + bi * rat);
+      return T((ar + ai * rat) * scl, (ai - ar * rat) * scl);
+    }
+    const R rat = br / bi, scl = R(1) / (bi + br * rat);
+    return T((ar * rat + ai) * scl, (ai * rat - ar) * scl);
+  } else {
+    return a / b;
+  }
+}
+
+/// a * b; complex by the textbook formula, as NumPy (and the compiled
+/// kernels), not C99's __muldc3, which recovers infinities from NaN parts.
 template <class T> T multiply(T a, T b) {
   if constexpr (std::is_same_v<T, bool>)
     return a && b;
   else if constexpr (is_int_v<T>)
     return wrap_mul(a, b);
+  else if constexpr (is_complex_v<T>)
+    return T(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
   else
     return a * b;
 }
@@ -134,10 +159,10 @@ template <class T> T power(T a, T b) {
       T result(1, 0), base = a;
       for (; m; m >>= 1) {
         if (m & 1)
-          result *= base;
-        base *= base;
+          result = multiply(result, base);
+        base = multiply(base, base);
       }
-      return n < 0 ? T(1, 0) / result : result;
+      return n < 0 ? true_divide(T(1, 0), result) : result;
     }
     return std::pow(a, b);
   } else {
@@ -204,12 +229,13 @@ template <class T> T sign(T a) {
     using R = typename T::value_type;
     const R re = a.real(), im = a.imag(),
             nan = std::numeric_limits<R>::quiet_NaN();
-    if (std::isnan(re) || std::isnan(im))
-      return T(nan, nan);
+    // One infinite part: its direction, even beside a NaN (NumPy 2).
     if (std::isinf(re))
       return std::isinf(im) ? T(nan, nan) : T(re > 0 ? 1 : -1, 0);
     if (std::isinf(im))
       return T(0, im > 0 ? 1 : -1);
+    if (std::isnan(re) || std::isnan(im))
+      return T(nan, nan);
     if (re == 0 && im == 0)
       return T(0, 0);
     return a / std::abs(a);

@@ -40,9 +40,14 @@ class Gen:
 
     def __init__(self, rng):
         self.r = rng
-        rank = rng.choice([0, 1, 1, 2, 2, 3, 4])
+        rank = rng.choice([0, 1, 1, 2, 2, 3, 4, 5])
         self.shape = [rng.choice([1, 2, 3, 5, 7, 16, 33]) for _ in range(rank)]
-        self.inputs = []  # (name, dtype, shape, view) view: None | "T" | "step"
+        while int(np.prod(self.shape)) > 8192:  # keep a batch small
+            self.shape[self.shape.index(max(self.shape))] = rng.choice([1, 2, 3])
+        self.inputs = []  # (name, dtype, shape, view) view: None | "T" | "step" | "offset"
+        # How the C++ states it: one statement, a subexpression bound to a
+        # local first, or a KILN_FUSE function (locals inlined into one kernel).
+        self.form = rng.choice(["plain", "plain", "local", "fuse", "fuse"])
 
     def input(self):
         if self.inputs and self.r.random() < 0.4:
@@ -58,6 +63,8 @@ class Gen:
             view = "T"
         elif len(shape) >= 1 and self.r.random() < 0.2:
             view = "step"
+        elif len(shape) >= 1 and self.r.random() < 0.15:
+            view = "offset"
         inp = ("in%d" % len(self.inputs), dt, shape, view)
         self.inputs.append(inp)
         return inp
@@ -93,7 +100,26 @@ class Gen:
 # Typing with NumPy itself: an expression is kept only if NumPy accepts it and
 # Kiln documents the same rule (the departures below are not generated).
 
+FLOAT_FUNCS = ("exp", "log", "sqrt", "sin", "cos", "tanh")
+
+
 def np_eval(e, env):
+    """NumPy's answer, with Kiln's two documented typing departures applied
+    (docs/operations.md): no float16 (math on int8/uint8 is float32) and no
+    int16 (int8 with uint8 is int32, which holds every such result exactly)."""
+    v = np_eval_node(e, env)
+    if isinstance(v, np.ndarray) and v.dtype == np.int16:
+        v = v.astype(np.int32)
+    elif isinstance(v, np.int16):
+        v = np.int32(v)
+    SEEN.add(np.asarray(v).dtype.name)
+    return v
+
+
+SEEN = set()  # the dtypes of every node of the last evaluation
+
+
+def np_eval_node(e, env):
     k = e[0]
     if k == "scalar":
         return e[1]
@@ -109,6 +135,8 @@ def np_eval(e, env):
     if k == "un":
         a = np_eval(e[2], env)
         op = e[1]
+        if op in FLOAT_FUNCS and np.asarray(a).dtype in (np.int8, np.uint8):
+            a = np.asarray(a).astype(np.float32)  # departure: no float16, Kiln computes these in float32
         f = {"neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin,
              "cos": np.cos, "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "round": np.round,
              "sign": np.sign, "isnan": np.isnan, "isinf": np.isinf, "real": np.real, "imag": np.imag,
@@ -129,7 +157,22 @@ def has_array(e):
     return e[0] == "in" or any(isinstance(x, tuple) and has_array(x) for x in e[1:])
 
 
-def cpp_of(e):
+def subtrees(e):
+    """The operation nodes below the root that read an array (candidates to
+    bind to a local)."""
+    out = []
+    for x in e[1:]:
+        if isinstance(x, tuple) and x[0] in ("bin", "un", "where", "red"):
+            if has_array(x):
+                out.append(x)
+            out += subtrees(x)
+    return out
+
+
+def cpp_of(e, local=None):
+    """The C++ of `e`; the node `local` (by identity) is spelled `t`."""
+    if local is not None and e is local:
+        return "t"
     k = e[0]
     if k == "scalar":
         v = e[1]
@@ -137,18 +180,18 @@ def cpp_of(e):
     if k == "in":
         return e[1][0]
     if k == "bin":
-        a, b = cpp_of(e[2]), cpp_of(e[3])
+        a, b = cpp_of(e[2], local), cpp_of(e[3], local)
         if e[1] in ("maximum", "minimum"):
             return "kiln::%s(%s, %s)" % (e[1], a, b)
         return "(%s %s %s)" % (a, e[1], b)
     if k == "un":
         if e[1] == "neg":
-            return "(-%s)" % cpp_of(e[2])
-        return "kiln::%s(%s)" % (e[1], cpp_of(e[2]))
+            return "(-%s)" % cpp_of(e[2], local)
+        return "kiln::%s(%s)" % (e[1], cpp_of(e[2], local))
     if k == "where":
-        return "kiln::where(%s, %s, %s)" % (cpp_of(e[1]), cpp_of(e[2]), cpp_of(e[3]))
+        return "kiln::where(%s, %s, %s)" % (cpp_of(e[1], local), cpp_of(e[2], local), cpp_of(e[3], local))
     if k == "red":
-        args = cpp_of(e[2])
+        args = cpp_of(e[2], local)
         if e[3] is not None or e[4]:
             args += ", %s" % ("kiln::all" if e[3] is None else e[3])
         if e[4]:
@@ -206,8 +249,14 @@ def departs(e, env):
 
 
 def evaluate(e, env):
+    """NumPy's answer and the tolerance its floats are compared with: single
+    precision's if any node of the tree computed in it (a float64 result of
+    float32 intermediates carries their rounding)."""
+    SEEN.clear()
     with np.errstate(all="ignore"):
-        return np.asarray(np_eval(e, env))
+        want = np.asarray(np_eval(e, env))
+    single = bool(SEEN & {"float32", "complex64"})
+    return want, tolerance("float32" if single else "float64")
 
 
 def make_program(rng, depth):
@@ -222,11 +271,15 @@ def make_program(rng, depth):
         try:
             if departs(e, env):
                 continue
-            want = evaluate(e, env)
+            want, tol = evaluate(e, env)
         except (TypeError, ValueError, np.exceptions.AxisError, OverflowError):
             continue  # NumPy refuses: Kiln must too, but that is checked elsewhere
         if want.dtype.name not in DTYPES or want.dtype == np.float16:
             continue
+        g.local, g.result, g.tol = None, want.dtype.name, tol
+        subs = subtrees(e)
+        if subs and (g.form == "local" or (g.form == "fuse" and rng.random() < 0.5)):
+            g.local = rng.choice(subs)
         return g, e, bases, env, want  # the data it was typed and checked on is the data compared
     return None
 
@@ -240,6 +293,8 @@ def inputs_for(seed, dt, shape, view):
         base_shape = base_shape[::-1]
     if view == "step":
         base_shape[-1] = 2 * base_shape[-1]
+    if view == "offset":
+        base_shape[-1] = base_shape[-1] + 3
     n = int(np.prod(base_shape)) if base_shape else 1
     if dt == "bool":
         v = r.random(n) > 0.5
@@ -255,12 +310,21 @@ def inputs_for(seed, dt, shape, view):
         v[special] = r.choice(np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=dt), special.sum())
     else:
         part = "float32" if dt == "complex64" else "float64"
-        v = (r.normal(0, 3, n).astype(part) + 1j * r.normal(0, 3, n).astype(part)).astype(dt)
+        parts = []
+        for _ in range(2):
+            p = r.normal(0, 3, n).astype(part)
+            special = r.random(n) < 0.05
+            p[special] = r.choice(np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=part), special.sum())
+            parts.append(p)
+        v = np.empty(n, dtype=dt)
+        v.real, v.imag = parts
     base = v.reshape(base_shape)
     if view == "T":
         arr = base.T
     elif view == "step":
         arr = base[..., ::-2]
+    elif view == "offset":
+        arr = base[..., 2:-1]
     else:
         arr = base
     return base, arr
@@ -288,7 +352,18 @@ def write_cpp(programs, path):
              "  std::printf(\"{\\\"id\\\": %d, \\\"dtype\\\": \\\"%s\\\", \\\"shape\\\": [\", id, std::string(kiln::name(a.dtype())).c_str());",
              "  for (std::size_t i = 0; i < a.shape().size(); ++i) std::printf(\"%s%lld\", i ? \", \" : \"\", (long long)a.shape()[i]);",
              "  std::printf(\"]}\\n\");",
-             "}", "", "int main(int argc, char **argv) {", "  std::string dir = argc > 1 ? argv[1] : \".\";"]
+             "}", ""]
+    # KILN_FUSE functions first (namespace scope), then main.
+    for i, (g, e, files) in enumerate(programs):
+        if g.form != "fuse":
+            continue
+        params = ", ".join("const kiln::array<%s> &%s" % (CPP[dt], name) for name, dt, _, _ in g.inputs)
+        lines.append("KILN_FUSE kiln::array<%s> fused_%d(%s) { // program %d" % (CPP[g.result], i, params, i))
+        if g.local is not None:
+            lines.append("  auto t = %s;" % cpp_of(g.local))
+        lines.append("  return %s;" % cpp_of(e, g.local))
+        lines.append("}")
+    lines += ["", "int main(int argc, char **argv) {", "  std::string dir = argc > 1 ? argv[1] : \".\";"]
     for i, (g, e, files) in enumerate(programs):
         lines.append("  try { // program %d" % i)
         for (name, dt, shape, view), f in zip(g.inputs, files):
@@ -297,6 +372,8 @@ def write_cpp(programs, path):
                 base_shape = base_shape[::-1]
             if view == "step":
                 base_shape[-1] *= 2
+            if view == "offset":
+                base_shape[-1] += 3
             dims = "{" + ", ".join(str(d) for d in base_shape) + "}"
             lines.append("    auto %s_base = load<%s>(dir + \"/%s\", kiln::shape%s);" % (name, CPP[dt], f, dims))
             if view == "T":
@@ -304,9 +381,17 @@ def write_cpp(programs, path):
             elif view == "step":
                 idx = ", ".join(["kiln::all"] * (len(shape) - 1) + ["kiln::range(std::nullopt, std::nullopt, -2)"])
                 lines.append("    auto %s = %s_base.slice({%s});" % (name, name, idx))
+            elif view == "offset":
+                idx = ", ".join(["kiln::all"] * (len(shape) - 1) + ["kiln::range(2, -1)"])
+                lines.append("    auto %s = %s_base.slice({%s});" % (name, name, idx))
             else:
                 lines.append("    auto %s = %s_base;" % (name, name))
-        lines.append("    auto r = %s;" % cpp_of(e))
+        if g.form == "fuse":
+            lines.append("    auto r = fused_%d(%s);" % (i, ", ".join(name for name, _, _, _ in g.inputs)))
+        else:
+            if g.local is not None:
+                lines.append("    auto t = %s;" % cpp_of(g.local))
+            lines.append("    auto r = %s;" % cpp_of(e, g.local))
         lines.append("    save(dir + \"/out%d.bin\", r, %d);" % (i, i))
         lines.append("  } catch (const std::exception &err) { std::printf(\"{\\\"id\\\": %d, \\\"error\\\": \\\"%%s\\\"}\\n\", err.what()); }" % i)
     lines += ["  return 0;", "}", ""]
@@ -318,7 +403,7 @@ def tolerance(dt):
     return 1e-4 if dt in ("float32", "complex64") else 1e-9
 
 
-def compare(want, got, dt):
+def compare(want, got, dt, tol):
     if KIND[dt] in "biu":
         return np.array_equal(want, got)
     w, g = want.astype(np.complex128).ravel(), got.astype(np.complex128).ravel()
@@ -327,7 +412,6 @@ def compare(want, got, dt):
         nan_ok = np.array_equal(np.isnan(pw), np.isnan(pg))
         inf_ok = np.array_equal(np.where(np.isinf(pw), pw, 0), np.where(np.isinf(pg), pg, 0))
         fin = np.isfinite(pw) & np.isfinite(pg)
-        tol = tolerance(dt)
         close = np.all(np.abs(pw[fin] - pg[fin]) <= tol * np.maximum(1.0, np.abs(pw[fin])))
         if not (nan_ok and inf_ok and close and np.array_equal(np.isfinite(pw), np.isfinite(pg))):
             return False
@@ -342,18 +426,26 @@ def main():
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--depth", type=int, default=4)
     ap.add_argument("--keep", help="keep the generated files here")
+    ap.add_argument("--only", type=int, action="append",
+                    help="build and compare only this program of the seed's batch (repeatable); "
+                         "a mismatch prints both answers")
     ap.add_argument("--kiln-args", default="", help="extra kilnc arguments (link flags, -L/-l)")
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
     work = args.keep or tempfile.mkdtemp(prefix="kiln-difftest-")
     os.makedirs(work, exist_ok=True)
-    programs, wants = [], []
+    programs, wants, labels, skipped = [], [], [], 0  # labels: each program's number in the seed's batch
     for i in range(args.count):
         made = make_program(rng, args.depth)
         if not made:
             continue
         g, e, bases, env, want = made
+        number = len(labels) + skipped
+        if args.only and number not in args.only:
+            skipped += 1
+            continue
+        labels.append(number)
         files = []
         for name, dt, shape, view in g.inputs:
             base = bases[name]
@@ -421,12 +513,14 @@ def main():
             dt = want.dtype.name
             got = np.fromfile(os.path.join(work, "out%d.bin" % order.index(i)), dtype=np.uint8 if dt == "bool" else dt)
             got = got.astype(bool) if dt == "bool" else got
-            if not compare(want, got.reshape(want.shape), dt):
+            if not compare(want, got.reshape(want.shape), dt, g.tol):
                 problem = "values differ"
+                if args.only:
+                    problem += "\n  numpy: %s\n  kiln:  %s" % (want.ravel().tolist(), got.tolist())
         if problem:
             bad += 1
             print("MISMATCH program %d: %s\n  kiln:  %s\n  inputs: %s" % (
-                i, problem, cpp_of(e), [(n, d, s, v) for n, d, s, v in g.inputs]))
+                labels[i], problem, cpp_of(e), [(n, d, s, v) for n, d, s, v in g.inputs]))
     print("difftest: seed %d, %d programs compared with NumPy %s on %s, %d mismatches" % (
         args.seed, len(programs), np.__version__, os.environ.get("KILN_DEVICE", "host"), bad))
     return 1 if bad else 0
