@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds, here, everything the GPU machine runs (unit tests, kilnc-compiled
 # examples and benchmarks, all linked with the static runtime) and gathers the
-# binaries into .carry/bin.tgz for the device tool's `carry`. The compiler
+# binaries into .carry/bin.tgz for the device tool's `carry`, with a difftest
+# batch in .carry/difftest. The compiler
 # itself never travels. Usage: scripts/device-build.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,13 @@ strip .carry/bin/* 2>/dev/null || true
 for b in bench_elementwise bench_reductions bench_host_reductions bench_runtime bench_launch_overhead; do
   [ -x ".carry/bin/$b" ] || { echo "device-build: $b was not built" >&2; exit 1; }
 done
+# A differential batch against NumPy, built by this kilnc with its answers
+# saved, for device-check.sh to replay on the GPU (KILN_DIFFTEST_SEED/COUNT).
+if python3 -c 'import numpy' 2>/dev/null; then
+  python3 test/difftest/difftest.py --kilnc "$build/bin/kilnc" --seed "${KILN_DIFFTEST_SEED:-7}" \
+    --count "${KILN_DIFFTEST_COUNT:-300}" --keep .carry/difftest || true # mismatches on the host are reported here
+  rm -f .carry/difftest/programs.cpp
+fi
 # The binaries travel as one archive (the device tool carries at most 64 MiB).
 tar -czf .carry/bin.tgz -C .carry bin && rm -rf .carry/bin
 du -sh .carry

@@ -2,7 +2,8 @@
 # Runs on the GPU machine (device tool) over the binaries scripts/device-build.sh
 # gathered in .carry/bin: every unit test (GPU tests included), the examples
 # (each checks itself against a float64 reference), compute-sanitizer memcheck
-# on the examples and GPU tests, then the benchmarks side by side with CuPy and
+# on the examples and GPU tests (racecheck, synccheck and initcheck on the
+# examples and the reduction and elementwise suites), the difftest batch, then the benchmarks side by side with CuPy and
 # PyTorch, and the host backend's reductions beside NumPy. Ends with a short
 # table. Usage: scripts/device-check.sh [--no-bench | --bench-only]
 # (PEERS_NO_COMPILE=1 skips torch.compile in peers_reductions.py.)
@@ -47,6 +48,22 @@ if command -v compute-sanitizer >/dev/null; then
       --error-exitcode 9 "$t" \
       --gtest_brief=1 --gtest_filter='*Gpu*:*GPU*:*Cuda*:*CUDA*'
   done
+  # Races on shared memory, barriers and reads of uninitialized device memory,
+  # over the examples and the kernels that use shared memory and clusters
+  # (the reductions) and every elementwise operation.
+  for tool in racecheck synccheck initcheck; do
+    extra=()
+    [ "$tool" = initcheck ] && extra=(--track-unused-memory no)
+    for e in "$bin"/example_* "$bin"/e2e_reductions_fused "$bin"/e2e_ops_float "$bin"/e2e_difftest_regressions; do
+      [ -x "$e" ] && run "$tool.$(basename "$e")" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 "$e"
+    done
+  done
+fi
+
+# The differential test's batch built here (scripts/device-build.sh --difftest),
+# run on the GPU against the NumPy answers saved with it.
+if [ -f .carry/difftest/manifest.json ]; then
+  run difftest.gpu python3 test/difftest/difftest.py --replay .carry/difftest
 fi
 fi # --bench-only
 

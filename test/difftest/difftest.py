@@ -428,7 +428,10 @@ def compare(want, got, dt, tol):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kilnc", required=True)
+    ap.add_argument("--kilnc", help="the kilnc to test (not needed with --replay)")
+    ap.add_argument("--replay", metavar="DIR",
+                    help="run the batch a --keep DIR run built (e.g. copied to a GPU machine, KILN_DEVICE=cuda) "
+                         "and compare with the NumPy answers saved there; no kilnc needed")
     ap.add_argument("--include", default=os.path.join(os.path.dirname(__file__), "..", "..", "include"))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=200)
@@ -439,6 +442,10 @@ def main():
                          "a mismatch prints both answers")
     ap.add_argument("--kiln-args", default="", help="extra kilnc arguments (link flags, -L/-l)")
     args = ap.parse_args()
+    if args.replay:
+        return replay(args.replay)
+    if not args.kilnc:
+        ap.error("--kilnc is required (or --replay DIR)")
 
     rng = random.Random(args.seed)
     work = args.keep or tempfile.mkdtemp(prefix="kiln-difftest-")
@@ -493,22 +500,57 @@ def main():
     else:
         print("difftest: kilnc still fails after leaving out %d programs" % len(refused))
         return 1
-    order = [i for i in range(len(programs)) if i not in refused]
+    entries = []
+    for i, ((g, e, files), want) in enumerate(zip(programs, wants)):
+        entries.append({"label": labels[i], "cpp": cpp_of(e), "tol": g.tol, "refused": refused.get(i),
+                        "inputs": [(n, d, sh, v) for n, d, sh, v in g.inputs]})
+        if args.keep:
+            np.save(os.path.join(work, "want%d.npy" % i), want)
+    if args.keep:
+        with open(os.path.join(work, "manifest.json"), "w") as f:
+            json.dump({"seed": args.seed, "numpy": np.__version__, "programs": entries}, f)
+    bad = run_and_compare(work, exe, entries, wants, verbose=bool(args.only))
+    if bad < 0:
+        return 1
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    print("difftest: seed %d, %d programs compared with NumPy %s on %s, %d mismatches" % (
+        args.seed, len(programs), np.__version__, os.environ.get("KILN_DEVICE", "host"), bad))
+    return 1 if bad else 0
+
+
+def replay(work):
+    with open(os.path.join(work, "manifest.json")) as f:
+        m = json.load(f)
+    entries = m["programs"]
+    wants = [np.load(os.path.join(work, "want%d.npy" % i)) for i in range(len(entries))]
+    bad = run_and_compare(work, os.path.join(work, "programs"), entries, wants, verbose=False)
+    if bad < 0:
+        return 1
+    print("difftest: seed %d, %d programs compared with NumPy %s (saved) on %s, %d mismatches" % (
+        m["seed"], len(entries), m["numpy"], os.environ.get("KILN_DEVICE", "host"), bad))
+    return 1 if bad else 0
+
+
+def run_and_compare(work, exe, entries, wants, verbose):
+    """Runs the batch and compares each result with NumPy's; returns the
+    number of mismatches, or -1 if the batch itself failed."""
+    order = [i for i, en in enumerate(entries) if not en["refused"]]
     run = subprocess.run([exe, work], capture_output=True, text=True, env=dict(os.environ))
     if run.returncode != 0:
         print("difftest: the program crashed (exit %d)" % run.returncode)
         print(run.stdout[-2000:], run.stderr[-2000:])
-        return 1
+        return -1
     results = {}
     for line in run.stdout.splitlines():
         rec = json.loads(line)
         results[order[rec["id"]]] = rec
     bad = 0
-    for i, ((g, e, files), want) in enumerate(zip(programs, wants)):
+    for i, (en, want) in enumerate(zip(entries, wants)):
         rec = results.get(i)
         problem = None
-        if i in refused:
-            problem = "kilnc refused it: " + refused[i]
+        if en["refused"]:
+            problem = "kilnc refused it: " + en["refused"]
         elif rec is None:
             problem = "no result"
         elif "error" in rec:
@@ -521,19 +563,14 @@ def main():
             dt = want.dtype.name
             got = np.fromfile(os.path.join(work, "out%d.bin" % order.index(i)), dtype=np.uint8 if dt == "bool" else dt)
             got = got.astype(bool) if dt == "bool" else got
-            if not compare(want, got.reshape(want.shape), dt, g.tol):
+            if not compare(want, got.reshape(want.shape), dt, en["tol"]):
                 problem = "values differ"
-                if args.only:
+                if verbose:
                     problem += "\n  numpy: %s\n  kiln:  %s" % (want.ravel().tolist(), got.tolist())
         if problem:
             bad += 1
-            print("MISMATCH program %d: %s\n  kiln:  %s\n  inputs: %s" % (
-                labels[i], problem, cpp_of(e), [(n, d, s, v) for n, d, s, v in g.inputs]))
-    if not args.keep:
-        shutil.rmtree(work, ignore_errors=True)
-    print("difftest: seed %d, %d programs compared with NumPy %s on %s, %d mismatches" % (
-        args.seed, len(programs), np.__version__, os.environ.get("KILN_DEVICE", "host"), bad))
-    return 1 if bad else 0
+            print("MISMATCH program %d: %s\n  kiln:  %s\n  inputs: %s" % (en["label"], problem, en["cpp"], en["inputs"]))
+    return bad
 
 
 if __name__ == "__main__":
