@@ -89,7 +89,7 @@ class Gen:
             return self.leaf()
         c = r.random()
         if c < 0.45:
-            op = r.choice(["+", "-", "*", "/", "maximum", "minimum", "<", "<=", "==", "!=", ">"])
+            op = r.choice(["+", "-", "*", "/", "%", "pow", "maximum", "minimum", "<", "<=", "==", "!=", ">"])
             return ("bin", op, self.expr(depth - 1), self.expr(depth - 1))
         if c < 0.8:
             op = r.choice(["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "floor", "ceil", "round",
@@ -138,7 +138,9 @@ def np_eval_node(e, env):
         op = e[1]
         if op in ("maximum", "minimum"):
             return getattr(np, op)(a, b)
-        return {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "<": np.less,
+        if op == "pow":
+            return np.power(a, b)
+        return {"%": np.remainder, "+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "<": np.less,
                 "<=": np.less_equal, "==": np.equal, "!=": np.not_equal, ">": np.greater}[op](a, b)
     if k == "un":
         a = np_eval(e[2], env)
@@ -189,7 +191,7 @@ def cpp_of(e, local=None):
         return e[1][0]
     if k == "bin":
         a, b = cpp_of(e[2], local), cpp_of(e[3], local)
-        if e[1] in ("maximum", "minimum"):
+        if e[1] in ("maximum", "minimum", "pow"):
             return "kiln::%s(%s, %s)" % (e[1], a, b)
         return "(%s %s %s)" % (a, e[1], b)
     if k == "un":
@@ -226,6 +228,12 @@ def departs(e, env):
         # Documented departure: complex x / z with an infinite z (C99 Annex G).
         if e[1] == "/" and b.dtype.kind == "c" and np.isinf(b).any():
             return True
+        # Documented departure: integer pow with a negative exponent gives the
+        # integer part of the reciprocal (NumPy raises).
+        if e[1] == "pow":
+            r = np.result_type(a, b)
+            if r.kind in "iub" and b.dtype.kind == "i" and (b < 0).any():
+                return True
         # C++ has no bool - and no ordering of bools through scalars we generate.
         if e[1] == "-" and (a.dtype == bool and b.dtype == bool):
             return True
