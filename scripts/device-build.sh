@@ -27,7 +27,8 @@ done
 if python3 -c 'import numpy' 2>/dev/null; then
   python3 test/difftest/difftest.py --kilnc "$build/bin/kilnc" --seed "${KILN_DIFFTEST_SEED:-7}" \
     --count "${KILN_DIFFTEST_COUNT:-300}" --keep .carry/difftest || true # mismatches on the host are reported here
-  rm -f .carry/difftest/programs.cpp
+  rm -f .carry/difftest/programs.cpp .carry/difftest/out*.bin
+  tar -czf .carry/difftest.tgz -C .carry difftest && rm -rf .carry/difftest
 fi
 # The binaries travel as one archive (the device tool carries at most 64 MiB).
 tar -czf .carry/bin.tgz -C .carry bin && rm -rf .carry/bin
