@@ -56,7 +56,7 @@ if command -v compute-sanitizer >/dev/null; then
     extra=()
     [ "$tool" = initcheck ] && extra=(--track-unused-memory no)
     for e in "$bin"/example_* "$bin"/e2e_reductions_fused "$bin"/e2e_ops_float "$bin"/e2e_difftest_regressions; do
-      [ -x "$e" ] && run "$tool.$(basename "$e")" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 "$e"
+      [ -x "$e" ] && run "$tool.$(basename "$e")" timeout 240 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 "$e"
     done
   done
 fi
