@@ -94,6 +94,89 @@ Value ScalarBuilder::complexDivide(Value a, Value x, ElementType t) {
   return complexOf({re, im}, t);
 }
 
+Value ScalarBuilder::complexMultiply(Parts a, Parts x, ElementType r) {
+  // NumPy's cmul: the textbook formula, no recovery of infinities.
+  PartMath m(*this, r);
+  return complexOf({m.sub(m.mul(a.re, x.re), m.mul(a.im, x.im)), m.add(m.mul(a.re, x.im), m.mul(a.im, x.re))},
+                   r == ElementType::Float32 ? ElementType::Complex64 : ElementType::Complex128);
+}
+
+Value ScalarBuilder::c99Multiply(Parts p, Parts q, ElementType r) {
+  // C99 Annex G's multiply (__muldc3): the textbook formula, and where both
+  // parts come out NaN, infinite operands are taken as unit directions
+  // (NaN parts beside them as signed zeros) and the product scaled to inf.
+  PartMath m(*this, r);
+  auto [a, b] = p;
+  auto [c, d] = q;
+  Value x = m.sub(m.mul(a, c), m.mul(b, d)), y = m.add(m.mul(a, d), m.mul(b, c));
+  auto isNan = [&](Value v) { return m.cmp(arith::CmpFPredicate::UNO, v, v); };
+  auto unit = [&](Value v) { return m.copysign(m.pick(m.isInf(v), m.c(1), m.c(0)), v); };
+  auto zeroIfNan = [&](Value v) { return m.pick(isNan(v), m.copysign(m.c(0), v), v); };
+  Value infP = m.either(m.isInf(a), m.isInf(b)), infQ = m.either(m.isInf(c), m.isInf(d));
+  Value overflow = m.either(m.either(m.isInf(m.mul(a, c)), m.isInf(m.mul(b, d))),
+                            m.either(m.isInf(m.mul(a, d)), m.isInf(m.mul(b, c))));
+  Value a1 = m.pick(infP, unit(a), m.pick(infQ, zeroIfNan(a), a));
+  Value b1 = m.pick(infP, unit(b), m.pick(infQ, zeroIfNan(b), b));
+  Value c1 = m.pick(infQ, unit(c), m.pick(infP, zeroIfNan(c), c));
+  Value d1 = m.pick(infQ, unit(d), m.pick(infP, zeroIfNan(d), d));
+  Value viaOverflow = m.both(m.no(m.either(infP, infQ)), overflow);
+  a1 = m.pick(viaOverflow, zeroIfNan(a), a1);
+  b1 = m.pick(viaOverflow, zeroIfNan(b), b1);
+  c1 = m.pick(viaOverflow, zeroIfNan(c), c1);
+  d1 = m.pick(viaOverflow, zeroIfNan(d), d1);
+  Value recalc = m.both(m.both(isNan(x), isNan(y)), m.either(m.either(infP, infQ), overflow));
+  Value inf = m.c(INFINITY);
+  Value xr = m.mul(inf, m.sub(m.mul(a1, c1), m.mul(b1, d1))), yr = m.mul(inf, m.add(m.mul(a1, d1), m.mul(b1, c1)));
+  return complexOf({m.pick(recalc, xr, x), m.pick(recalc, yr, y)},
+                   r == ElementType::Float32 ? ElementType::Complex64 : ElementType::Complex128);
+}
+
+Value ScalarBuilder::complexPow(Value a, Value x, ElementType t) {
+  // NumPy's npy_cpow: x == 0 gives 1; a == 0 gives 0 for a positive real x,
+  // else NaN; an integer x in (-100, 100) multiplies exactly (1, 2 and 3
+  // unrolled, so a = inf + 1j ** 1 stays a; a negative one divides 1 by the
+  // product); anything else is exp(x log a).
+  ElementType r = realPart(t);
+  PartMath m(*this, r);
+  auto [ar, ai] = parts(a);
+  auto [br, bi] = parts(x);
+  auto mul = [&](Value p, Value q) { return complexMultiply(parts(p), parts(q), r); };
+  // glibc's cpow is cexp(x * clog(a)) with C's complex multiply, which
+  // recovers infinities from NaN products (__muldc3).
+  Value general = complexExp(c99Multiply(parts(x), parts(complexLog(a, t)), r), t);
+  // The integer exponent, made safe to convert where it is not one.
+  Value mag = m.abs(br);
+  Value isInt = m.both(m.both(m.isZero(bi), m.cmp(arith::CmpFPredicate::OEQ, math::FloorOp::create(b_, loc_, mag), mag)),
+                       m.cmp(arith::CmpFPredicate::OLT, mag, m.c(100)));
+  Value safe = m.pick(isInt, mag, m.c(0));
+  Type i32 = b_.getI32Type();
+  Value n = arith::FPToSIOp::create(b_, loc_, i32, safe);
+  Value one = complexOf({m.c(1), m.c(0)}, t);
+  Value acc = one, p = a;
+  for (int bit = 0; bit < 7; ++bit) { // |n| < 128
+    Value mask = arith::ConstantOp::create(b_, loc_, b_.getI32IntegerAttr(1 << bit));
+    Value set = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, arith::AndIOp::create(b_, loc_, n, mask),
+                                      arith::ConstantOp::create(b_, loc_, b_.getI32IntegerAttr(0)));
+    acc = arith::SelectOp::create(b_, loc_, set, mul(acc, p), acc);
+    if (bit < 6)
+      p = mul(p, p);
+  }
+  Value negative = m.cmp(arith::CmpFPredicate::OLT, br, m.c(0));
+  Value integer = arith::SelectOp::create(b_, loc_, negative, complexDivide(one, acc, t), acc);
+  Value sq = mul(a, a);
+  auto isN = [&](double v) { return m.cmp(arith::CmpFPredicate::OEQ, br, m.c(v)); };
+  integer = arith::SelectOp::create(b_, loc_, isN(3), mul(a, sq), integer);
+  integer = arith::SelectOp::create(b_, loc_, isN(2), sq, integer);
+  integer = arith::SelectOp::create(b_, loc_, isN(1), a, integer);
+  Value result = arith::SelectOp::create(b_, loc_, isInt, integer, general);
+  Value zeroA = m.both(m.isZero(ar), m.isZero(ai));
+  Value positiveReal = m.both(m.cmp(arith::CmpFPredicate::OGT, br, m.c(0)), m.isZero(bi));
+  Value nanC = complexOf({m.nan(), m.nan()}, t);
+  Value zeroC = complexOf({m.c(0), m.c(0)}, t);
+  result = arith::SelectOp::create(b_, loc_, zeroA, arith::SelectOp::create(b_, loc_, positiveReal, zeroC, nanC), result);
+  return arith::SelectOp::create(b_, loc_, m.both(m.isZero(br), m.isZero(bi)), one, result);
+}
+
 Value ScalarBuilder::complexExp(Value z, ElementType t) {
   PartMath m(*this, realPart(t));
   auto [x, y] = parts(z);

@@ -124,7 +124,7 @@ Value ScalarBuilder::arithmetic(OpKind op, Value a, Value x, ElementType t) {
     case OpKind::Sub: return complex::SubOp::create(b_, loc_, a, bv);
     case OpKind::Mul: return complex::MulOp::create(b_, loc_, a, bv);
     case OpKind::Div: return complexDivide(a, bv, t);
-    case OpKind::Pow: return complex::PowOp::create(b_, loc_, a, bv);
+    case OpKind::Pow: return complexPow(a, bv, t);
     case OpKind::Maximum:
     case OpKind::Minimum: {
       // NumPy: a NaN (in either part) operand wins, the first if both;
@@ -186,7 +186,10 @@ Value ScalarBuilder::floatRemainder(Value a, Value x, ElementType t) {
   Value differ = arith::XOrIOp::create(b_, loc_, rNeg, bNeg);
   Value fix = arith::AndIOp::create(b_, loc_, rNonZero, differ);
   Value moved = arith::AddFOp::create(b_, loc_, r, x);
-  return arith::SelectOp::create(b_, loc_, fix, moved, r);
+  // A zero remainder takes the divisor's sign (-0.0 % 7 is 0.0), as NumPy.
+  Value rZero = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OEQ, r, z);
+  Value zeroed = arith::SelectOp::create(b_, loc_, rZero, math::CopySignOp::create(b_, loc_, z, x), r);
+  return arith::SelectOp::create(b_, loc_, fix, moved, zeroed);
 }
 
 Value ScalarBuilder::intRemainder(Value a, Value x, ElementType t) {

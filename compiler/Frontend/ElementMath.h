@@ -59,6 +59,8 @@ public:
   /// and zero parts (ComplexMath.cpp): NumPy's Smith division, and C99
   /// Annex G for exp, log, sin, cos, tan (`op`) and tanh.
   mlir::Value complexDivide(mlir::Value a, mlir::Value x, ElementType t);
+  /// a ** x as NumPy's npy_cpow (exact for small integer exponents).
+  mlir::Value complexPow(mlir::Value a, mlir::Value x, ElementType t);
   mlir::Value complexExp(mlir::Value z, ElementType t);
   mlir::Value complexLog(mlir::Value z, ElementType t);
   mlir::Value complexTrig(OpKind op, mlir::Value z, ElementType t);
@@ -71,6 +73,10 @@ private:
   };
   Parts parts(mlir::Value z);
   mlir::Value complexOf(Parts p, ElementType t);
+  /// NumPy's cmul (no recovery of infinities); `r` is the part type.
+  mlir::Value complexMultiply(Parts a, Parts x, ElementType r);
+  /// C99 Annex G's multiply (__muldc3), which glibc's cpow uses.
+  mlir::Value c99Multiply(Parts a, Parts x, ElementType r);
   Parts complexSinh(Parts z, ElementType r);
   Parts complexCosh(Parts z, ElementType r);
   Parts complexTanh(Parts z, ElementType r);

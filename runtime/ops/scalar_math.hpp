@@ -155,6 +155,12 @@ template <class T> T power(T a, T b) {
     }
     if (bi == R(0) && br == std::trunc(br) && br > R(-100) && br < R(100)) {
       long n = static_cast<long>(br);
+      if (n == 1) // unrolled as NumPy's, so that infinite parts survive
+        return a;
+      if (n == 2)
+        return multiply(a, a);
+      if (n == 3)
+        return multiply(a, multiply(a, a));
       long m = n < 0 ? -n : n;
       T result(1, 0), base = a;
       for (; m; m >>= 1) {

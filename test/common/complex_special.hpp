@@ -50,6 +50,35 @@ template <class R> std::complex<R> divide(std::complex<R> a, std::complex<R> b) 
   return {(ar * rat + ai) * scl, (ai * rat - ar) * scl};
 }
 
+/// NumPy's npy_cpow: 1 for a zero exponent; 0 or NaN for a zero base;
+/// exact products for an integer exponent in (-100, 100) (1, 2 and 3
+/// unrolled); else the C library's cpow.
+template <class R> std::complex<R> pow(std::complex<R> a, std::complex<R> b) {
+  using Z = std::complex<R>;
+  const R br = b.real(), bi = b.imag(), nan = std::numeric_limits<R>::quiet_NaN();
+  if (br == 0 && bi == 0)
+    return {1, 0};
+  if (a.real() == 0 && a.imag() == 0)
+    return br > 0 && bi == 0 ? Z(0, 0) : Z(nan, nan);
+  if (bi == 0 && br == std::floor(br) && std::fabs(br) < 100) {
+    const long n = static_cast<long>(br);
+    if (n == 1)
+      return a;
+    if (n == 2)
+      return multiply(a, a);
+    if (n == 3)
+      return multiply(a, multiply(a, a));
+    Z acc(1, 0), p = a;
+    for (long m = n < 0 ? -n : n; m; m >>= 1) {
+      if (m & 1)
+        acc = multiply(acc, p);
+      p = multiply(p, p);
+    }
+    return n < 0 ? divide(Z(1, 0), acc) : acc;
+  }
+  return std::pow(a, b);
+}
+
 /// NumPy 2's sign: z / |z|; one infinite part gives its direction, even
 /// beside a NaN; both infinite, or NaN otherwise: NaN; 0 for 0.
 template <class R> std::complex<R> sign(std::complex<R> z) {
@@ -66,18 +95,21 @@ template <class R> std::complex<R> sign(std::complex<R> z) {
 }
 
 /// One part equal to NumPy's: both NaN, the same infinity, or within a few
-/// ulps (the sign of a zero is not compared: Annex G leaves many unspecified).
-template <class R> bool same_part(R want, R got) {
+/// ulps of the value's modulus (the sign of a zero is not compared: Annex G leaves many unspecified).
+/// `scale`: the modulus of the whole value (a part much smaller than the
+/// other carries the larger one's rounding).
+template <class R> bool same_part(R want, R got, R scale) {
   if (std::isnan(want) || std::isnan(got))
     return std::isnan(want) && std::isnan(got);
   if (std::isinf(want) || std::isinf(got))
     return want == got;
   const R tol = std::numeric_limits<R>::epsilon() * 64;
-  return std::fabs(want - got) <= tol * std::fmax(R(1), std::fabs(want));
+  return std::fabs(want - got) <= tol * std::fmax(R(1), std::isfinite(scale) ? scale : std::fabs(want));
 }
 
 template <class R> bool same(std::complex<R> want, std::complex<R> got) {
-  return same_part(want.real(), got.real()) && same_part(want.imag(), got.imag());
+  const R scale = std::hypot(want.real(), want.imag());
+  return same_part(want.real(), got.real(), scale) && same_part(want.imag(), got.imag(), scale);
 }
 
 template <class R> std::string show(std::complex<R> z) {

@@ -428,7 +428,11 @@ def compare(want, got, dt, tol):
         nan_ok = np.array_equal(np.isnan(pw), np.isnan(pg))
         inf_ok = np.array_equal(np.where(np.isinf(pw), pw, 0), np.where(np.isinf(pg), pg, 0))
         fin = np.isfinite(pw) & np.isfinite(pg)
-        close = np.all(np.abs(pw[fin] - pg[fin]) <= tol * np.maximum(1.0, np.abs(pw[fin])))
+        # Relative to the modulus for complex values (a part much smaller than
+        # the other carries the larger one's rounding), else to the value.
+        scale = np.abs(w[fin]) if KIND[dt] == "c" else np.abs(pw[fin])
+        scale = np.where(np.isfinite(scale), scale, np.abs(pw[fin]))
+        close = np.all(np.abs(pw[fin] - pg[fin]) <= tol * np.maximum(1.0, scale))
         if not (nan_ok and inf_ok and close and np.array_equal(np.isfinite(pw), np.isfinite(pg))):
             return False
     return True

@@ -230,6 +230,13 @@ template <class R> void complex_special_values(const char *type) {
   check("d / z", d / z, [&](Z v) { return cs::divide(d, v); });
   check("z / z", z / z, [](Z v) { return cs::divide(v, v); });
   check("log10", kiln::log10(z), [](Z v) { return std::log(v) / R(M_LN10); });
+  // pow as NumPy's npy_cpow: exact small integer exponents, glibc's cpow
+  // (whose multiply recovers infinities) for the rest.
+  for (Z e : {Z(1), Z(2), Z(3), Z(-1), Z(-2), Z(5), Z(0.5), Z(1.5, -2.0)}) {
+    std::string what = "pow(z, " + cs::show(e) + ")";
+    check(what.c_str(), kiln::pow(z, e), [&](Z v) { return cs::pow(v, e); });
+  }
+  check("pow(d, z)", kiln::pow(d, z), [&](Z v) { return cs::pow(d, v); });
 }
 
 } // namespace
@@ -239,6 +246,20 @@ int main() {
   bool_and_integer_unary();
   folded_and_special_values();
   folded_reductions();
+  {
+    // A zero remainder takes the divisor's sign: -0.0 % 7 is 0.0 (it fed
+    // pow(0, 1 / (x % 7)) a -inf instead of inf).
+    auto zr = arr<double>({-0.0, 0.0, -14.0, 14.0}) % 7.0;
+    auto zn = arr<double>({-0.0, 0.0, -14.0, 14.0}) % -7.0;
+    std::vector<double> p = zr.to_vector(), q = zn.to_vector();
+    ++checks;
+    for (int k = 0; k < 4; ++k)
+      if (std::signbit(p[k]) || !std::signbit(q[k]) || p[k] != 0 || q[k] != 0) {
+        std::printf("FAIL zero remainder [%d]: %g %% 7 = %g, %% -7 = %g\n", k, std::vector<double>{-0.0, 0.0, -14, 14}[k],
+                    p[k], q[k]);
+        ++failures;
+      }
+  }
   complex_special_values<double>("complex128");
   complex_special_values<float>("complex64");
   return finish("difftest_regressions");

@@ -57,6 +57,9 @@ TYPED_TEST(ComplexSpecial, SignMultiplyAndDivideAsNumPy) {
   expectGrid<R>("z / d", [&](const A &z) { return z / d; }, [&](Z v) { return cs::divide(v, d); });
   expectGrid<R>("d / z", [&](const A &z) { return d / z; }, [&](Z v) { return cs::divide(d, v); });
   expectGrid<R>("z / z", [](const A &z) { return z / z; }, [](Z v) { return cs::divide(v, v); });
+  for (Z e : {Z(1), Z(2), Z(3), Z(-1), Z(-2), Z(5), Z(0.5), Z(1.5, -2.0)})
+    expectGrid<R>("pow", [&](const A &z) { return kiln::pow(z, e); }, [&](Z v) { return cs::pow(v, e); });
+  expectGrid<R>("pow(d, z)", [&](const A &z) { return kiln::pow(d, z); }, [&](Z v) { return cs::pow(d, v); });
 }
 
 } // namespace
