@@ -132,7 +132,7 @@ Value ScalarBuilder::c99Multiply(Parts p, Parts q, ElementType r) {
 }
 
 Value ScalarBuilder::complexPow(Value a, Value x, ElementType t) {
-  // NumPy's npy_cpow: x == 0 gives 1; a == 0 gives 0 for a positive real x,
+  // NumPy's npy_cpow: x == 0 gives 1; a == 0 gives 0 for x with a positive real part,
   // else NaN; an integer x in (-100, 100) multiplies exactly (1, 2 and 3
   // unrolled, so a = inf + 1j ** 1 stays a; a negative one divides 1 by the
   // product); anything else is exp(x log a).
@@ -170,7 +170,7 @@ Value ScalarBuilder::complexPow(Value a, Value x, ElementType t) {
   integer = arith::SelectOp::create(b_, loc_, isN(1), a, integer);
   Value result = arith::SelectOp::create(b_, loc_, isInt, integer, general);
   Value zeroA = m.both(m.isZero(ar), m.isZero(ai));
-  Value positiveReal = m.both(m.cmp(arith::CmpFPredicate::OGT, br, m.c(0)), m.isZero(bi));
+  Value positiveReal = m.cmp(arith::CmpFPredicate::OGT, br, m.c(0));
   Value nanC = complexOf({m.nan(), m.nan()}, t);
   Value zeroC = complexOf({m.c(0), m.c(0)}, t);
   result = arith::SelectOp::create(b_, loc_, zeroA, arith::SelectOp::create(b_, loc_, positiveReal, zeroC, nanC), result);

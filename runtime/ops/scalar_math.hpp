@@ -148,7 +148,7 @@ template <class T> T power(T a, T b) {
     if (br == R(0) && bi == R(0))
       return T(1, 0);
     if (a.real() == R(0) && a.imag() == R(0)) {
-      if (br > R(0) && bi == R(0))
+      if (br > R(0)) // NumPy 2: any exponent with a positive real part
         return T(0, 0);
       const R nan = std::numeric_limits<R>::quiet_NaN();
       return T(nan, nan);

@@ -50,7 +50,8 @@ template <class R> std::complex<R> divide(std::complex<R> a, std::complex<R> b) 
   return {(ar * rat + ai) * scl, (ai * rat - ar) * scl};
 }
 
-/// NumPy's npy_cpow: 1 for a zero exponent; 0 or NaN for a zero base;
+/// NumPy's npy_cpow: 1 for a zero exponent; for a zero base, 0 if the
+/// exponent's real part is positive, else NaN;
 /// exact products for an integer exponent in (-100, 100) (1, 2 and 3
 /// unrolled); else the C library's cpow.
 template <class R> std::complex<R> pow(std::complex<R> a, std::complex<R> b) {
@@ -59,7 +60,7 @@ template <class R> std::complex<R> pow(std::complex<R> a, std::complex<R> b) {
   if (br == 0 && bi == 0)
     return {1, 0};
   if (a.real() == 0 && a.imag() == 0)
-    return br > 0 && bi == 0 ? Z(0, 0) : Z(nan, nan);
+    return br > 0 ? Z(0, 0) : Z(nan, nan); // NumPy 2.4: any positive real part
   if (bi == 0 && br == std::floor(br) && std::fabs(br) < 100) {
     const long n = static_cast<long>(br);
     if (n == 1)

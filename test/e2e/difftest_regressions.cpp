@@ -237,6 +237,8 @@ template <class R> void complex_special_values(const char *type) {
     check(what.c_str(), kiln::pow(z, e), [&](Z v) { return cs::pow(v, e); });
   }
   check("pow(d, z)", kiln::pow(d, z), [&](Z v) { return cs::pow(d, v); });
+  auto zero = arr<Z>(std::vector<Z>(n, Z(0)));
+  check("pow(0, z)", kiln::pow(zero, z), [&](Z v) { return cs::pow(Z(0), v); });
 }
 
 } // namespace

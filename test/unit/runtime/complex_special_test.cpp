@@ -60,6 +60,8 @@ TYPED_TEST(ComplexSpecial, SignMultiplyAndDivideAsNumPy) {
   for (Z e : {Z(1), Z(2), Z(3), Z(-1), Z(-2), Z(5), Z(0.5), Z(1.5, -2.0)})
     expectGrid<R>("pow", [&](const A &z) { return kiln::pow(z, e); }, [&](Z v) { return cs::pow(v, e); });
   expectGrid<R>("pow(d, z)", [&](const A &z) { return kiln::pow(d, z); }, [&](Z v) { return cs::pow(d, v); });
+  expectGrid<R>("pow(0, z)", [&](const A &z) { return kiln::pow(kiln::zeros_like(z), z); },
+                [&](Z v) { return cs::pow(Z(0), v); });
 }
 
 } // namespace
