@@ -51,6 +51,7 @@ public:
   Value atan2(Value y, Value x) { return math::Atan2Op::create(b_, loc_, y, x); }
   Value cmp(arith::CmpFPredicate p, Value a, Value x) { return arith::CmpFOp::create(b_, loc_, p, a, x); }
   Value isZero(Value a) { return cmp(arith::CmpFPredicate::OEQ, a, c(0)); }
+  Value isNan(Value a) { return cmp(arith::CmpFPredicate::UNO, a, a); }
   Value isInf(Value a) { return cmp(arith::CmpFPredicate::OEQ, abs(a), c(INFINITY)); }
   /// Neither infinite nor NaN.
   Value isFinite(Value a) { return cmp(arith::CmpFPredicate::OLT, abs(a), c(INFINITY)); }
@@ -94,41 +95,36 @@ Value ScalarBuilder::complexDivide(Value a, Value x, ElementType t) {
   return complexOf({re, im}, t);
 }
 
-Value ScalarBuilder::complexMultiply(Parts a, Parts x, ElementType r) {
+ScalarBuilder::Parts ScalarBuilder::complexMultiply(Parts a, Parts x, ElementType r) {
   // NumPy's cmul: the textbook formula, no recovery of infinities.
   PartMath m(*this, r);
-  return complexOf({m.sub(m.mul(a.re, x.re), m.mul(a.im, x.im)), m.add(m.mul(a.re, x.im), m.mul(a.im, x.re))},
-                   r == ElementType::Float32 ? ElementType::Complex64 : ElementType::Complex128);
+  return {m.sub(m.mul(a.re, x.re), m.mul(a.im, x.im)), m.add(m.mul(a.re, x.im), m.mul(a.im, x.re))};
 }
 
-Value ScalarBuilder::c99Multiply(Parts p, Parts q, ElementType r) {
-  // C99 Annex G's multiply (__muldc3): the textbook formula, and where both
+ScalarBuilder::Parts ScalarBuilder::c99Multiply(Parts p, Parts q, ElementType r) {
+  // C99 Annex G's multiply (__muldc3): the textbook product, and where both
   // parts come out NaN, infinite operands are taken as unit directions
   // (NaN parts beside them as signed zeros) and the product scaled to inf.
   PartMath m(*this, r);
   auto [a, b] = p;
   auto [c, d] = q;
-  Value x = m.sub(m.mul(a, c), m.mul(b, d)), y = m.add(m.mul(a, d), m.mul(b, c));
-  auto isNan = [&](Value v) { return m.cmp(arith::CmpFPredicate::UNO, v, v); };
+  Parts product = complexMultiply(p, q, r);
   auto unit = [&](Value v) { return m.copysign(m.pick(m.isInf(v), m.c(1), m.c(0)), v); };
-  auto zeroIfNan = [&](Value v) { return m.pick(isNan(v), m.copysign(m.c(0), v), v); };
+  auto zeroIfNan = [&](Value v) { return m.pick(m.isNan(v), m.copysign(m.c(0), v), v); };
   Value infP = m.either(m.isInf(a), m.isInf(b)), infQ = m.either(m.isInf(c), m.isInf(d));
   Value overflow = m.either(m.either(m.isInf(m.mul(a, c)), m.isInf(m.mul(b, d))),
                             m.either(m.isInf(m.mul(a, d)), m.isInf(m.mul(b, c))));
-  Value a1 = m.pick(infP, unit(a), m.pick(infQ, zeroIfNan(a), a));
-  Value b1 = m.pick(infP, unit(b), m.pick(infQ, zeroIfNan(b), b));
-  Value c1 = m.pick(infQ, unit(c), m.pick(infP, zeroIfNan(c), c));
-  Value d1 = m.pick(infQ, unit(d), m.pick(infP, zeroIfNan(d), d));
+  // Neither operand infinite but a partial product overflowed: every NaN
+  // part becomes a signed zero.
   Value viaOverflow = m.both(m.no(m.either(infP, infQ)), overflow);
-  a1 = m.pick(viaOverflow, zeroIfNan(a), a1);
-  b1 = m.pick(viaOverflow, zeroIfNan(b), b1);
-  c1 = m.pick(viaOverflow, zeroIfNan(c), c1);
-  d1 = m.pick(viaOverflow, zeroIfNan(d), d1);
-  Value recalc = m.both(m.both(isNan(x), isNan(y)), m.either(m.either(infP, infQ), overflow));
+  auto recover = [&](Value v, Value infHere, Value infThere) {
+    return m.pick(infHere, unit(v), m.pick(m.either(infThere, viaOverflow), zeroIfNan(v), v));
+  };
+  Parts p1{recover(a, infP, infQ), recover(b, infP, infQ)}, q1{recover(c, infQ, infP), recover(d, infQ, infP)};
+  Parts scaled = complexMultiply(p1, q1, r);
   Value inf = m.c(INFINITY);
-  Value xr = m.mul(inf, m.sub(m.mul(a1, c1), m.mul(b1, d1))), yr = m.mul(inf, m.add(m.mul(a1, d1), m.mul(b1, c1)));
-  return complexOf({m.pick(recalc, xr, x), m.pick(recalc, yr, y)},
-                   r == ElementType::Float32 ? ElementType::Complex64 : ElementType::Complex128);
+  Value recalc = m.both(m.both(m.isNan(product.re), m.isNan(product.im)), m.either(m.either(infP, infQ), overflow));
+  return {m.pick(recalc, m.mul(inf, scaled.re), product.re), m.pick(recalc, m.mul(inf, scaled.im), product.im)};
 }
 
 Value ScalarBuilder::complexPow(Value a, Value x, ElementType t) {
@@ -140,10 +136,10 @@ Value ScalarBuilder::complexPow(Value a, Value x, ElementType t) {
   PartMath m(*this, r);
   auto [ar, ai] = parts(a);
   auto [br, bi] = parts(x);
-  auto mul = [&](Value p, Value q) { return complexMultiply(parts(p), parts(q), r); };
+  auto mul = [&](Value p, Value q) { return complexOf(complexMultiply(parts(p), parts(q), r), t); };
   // glibc's cpow is cexp(x * clog(a)) with C's complex multiply, which
   // recovers infinities from NaN products (__muldc3).
-  Value general = complexExp(c99Multiply(parts(x), parts(complexLog(a, t)), r), t);
+  Value general = complexExp(complexOf(c99Multiply(parts(x), parts(complexLog(a, t)), r), t), t);
   // The integer exponent, made safe to convert where it is not one.
   Value mag = m.abs(br);
   Value isInt = m.both(m.both(m.isZero(bi), m.cmp(arith::CmpFPredicate::OEQ, math::FloorOp::create(b_, loc_, mag), mag)),

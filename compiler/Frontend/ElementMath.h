@@ -74,9 +74,9 @@ private:
   Parts parts(mlir::Value z);
   mlir::Value complexOf(Parts p, ElementType t);
   /// NumPy's cmul (no recovery of infinities); `r` is the part type.
-  mlir::Value complexMultiply(Parts a, Parts x, ElementType r);
+  Parts complexMultiply(Parts a, Parts x, ElementType r);
   /// C99 Annex G's multiply (__muldc3), which glibc's cpow uses.
-  mlir::Value c99Multiply(Parts a, Parts x, ElementType r);
+  Parts c99Multiply(Parts a, Parts x, ElementType r);
   Parts complexSinh(Parts z, ElementType r);
   Parts complexCosh(Parts z, ElementType r);
   Parts complexTanh(Parts z, ElementType r);

@@ -438,8 +438,8 @@ bool reductionFoldsAway(ModuleOp module, StringRef name) {
   if (!kernel)
     return false;
   // Fold a copy as the pipeline's canonicalizer and elementwise fusion
-  // will, and look for a
-  // kiln.combine (the body of every reduction stage) that survives.
+  // will, and look for a kiln.combine (the body of every reduction stage)
+  // that survives.
   OwningOpRef<Operation *> copy(kernel->clone());
   MLIRContext *ctx = module.getContext();
   RewritePatternSet patterns(ctx);

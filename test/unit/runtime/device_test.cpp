@@ -1,5 +1,6 @@
 // Tests of devices: the host fallback without a GPU, KILN_DEVICE, the
 // per-thread current device, device_scope, check_device and properties.
+#include "env_device.hpp"
 #include "gpu.hpp"
 
 #include "kiln/device.hpp"
@@ -16,31 +17,6 @@
 using kiln::device;
 
 namespace {
-
-/// Sets KILN_DEVICE (nullptr: unsets it) for one test, then restores it.
-class env_device {
-public:
-  explicit env_device(const char *value) {
-    if (const char *old = std::getenv("KILN_DEVICE"))
-      old_ = old, had_ = true;
-    if (value)
-      setenv("KILN_DEVICE", value, 1);
-    else
-      unsetenv("KILN_DEVICE");
-    kiln::detail::reset_device_state_for_testing();
-  }
-  ~env_device() {
-    if (had_)
-      setenv("KILN_DEVICE", old_.c_str(), 1);
-    else
-      unsetenv("KILN_DEVICE");
-    kiln::detail::reset_device_state_for_testing();
-  }
-
-private:
-  std::string old_;
-  bool had_ = false;
-};
 
 std::string error_of(const std::function<void()> &f) {
   try {

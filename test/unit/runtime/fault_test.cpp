@@ -9,6 +9,7 @@
 //   build/test/unit/unit_runtime_fault_test --gtest_filter='KernelFault.*'
 // (it forks a child per case: the CUDA context is unusable after a fault).
 #include "expect.hpp"
+#include "env_device.hpp"
 #include "gpu.hpp"
 
 #include "kiln/kiln.hpp" // before fused.hpp, as in kilnc's output
@@ -193,28 +194,6 @@ TEST(OutOfMemory, ManyThreadsAtTheLimitAllGetTypedErrorsAndNothingLeaks) {
 //===----------------------------------------------------------------------===//
 // Absent devices
 //===----------------------------------------------------------------------===//
-
-/// Sets KILN_DEVICE for one test (the runtime reads it again), then restores.
-class env_device {
-public:
-  explicit env_device(const char *value) {
-    if (const char *old = std::getenv("KILN_DEVICE"))
-      old_ = old, had_ = true;
-    setenv("KILN_DEVICE", value, 1);
-    kiln::detail::reset_device_state_for_testing();
-  }
-  ~env_device() {
-    if (had_)
-      setenv("KILN_DEVICE", old_.c_str(), 1);
-    else
-      unsetenv("KILN_DEVICE");
-    kiln::detail::reset_device_state_for_testing();
-  }
-
-private:
-  std::string old_;
-  bool had_ = false;
-};
 
 std::string device_error_of(const std::function<void()> &f) {
   try {
