@@ -167,6 +167,8 @@ Value ScalarBuilder::intPow(Value a, Value e, ElementType t) {
     base = arith::MulIOp::create(b_, loc_, base, base);
     exp = arith::ShRUIOp::create(b_, loc_, exp, o);
   }
+  if (isUnsigned(t))
+    return result; // (an unsigned exponent of 128 or more is not negative)
   Value negative = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, e, z);
   Value aIsOne = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, a, o);
   Value aIsMinusOne = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, a, constant(t, -1.0, -1));

@@ -113,6 +113,21 @@ void bool_and_integer_unary() {
   std::vector<std::int8_t> doc = {-100, 3, 100}; // the example of docs/operations.md
   expect("int8 {-100, 3, 100} < 300", arr(doc) < 300, 3, [&](auto) { return C(1); }, 0);
 
+  // uint8 pow with exponents of 128 and more: the compiled kernel once took
+  // them for negative (a signed compare) and gave 0 or 1 (difftest seeds
+  // 3, 101, 102).
+  {
+    auto ub = rng.integers<std::uint8_t>(0, 255, {n});
+    auto ue = rng.integers<std::uint8_t>(0, 255, {n});
+    std::vector<std::uint8_t> hb = ub.to_vector(), he = ue.to_vector();
+    expect("uint8 pow, exponents to 255", kiln::pow(ub, ue), n, [&](auto i) {
+      std::uint8_t r = 1;
+      for (int k = 0; k < he[i]; ++k)
+        r = std::uint8_t(r * hb[i]);
+      return C(r);
+    }, 0);
+  }
+
   // Integer pow with negative array exponents: the integer part of
   // 1 / x**-n, as the eager path (docs/operations.md, a departure).
   auto base = arr<std::int32_t>({2, 1, -1, -1, 0, -3, 5});
