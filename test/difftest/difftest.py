@@ -112,14 +112,16 @@ FLOAT_FUNCS = ("exp", "log", "sqrt", "sin", "cos", "tanh")
 
 
 def np_eval(e, env):
-    """NumPy's answer, with Kiln's two documented typing departures applied
-    (docs/operations.md): no float16 (math on int8/uint8 is float32) and no
-    int16 (int8 with uint8 is int32, which holds every such result exactly)."""
+    """NumPy's answer, with Kiln's documented typing departures applied
+    (docs/operations.md): no float16 (math on int8/uint8 is float32), no
+    int16 (int8 with uint8 is int32) and no uint64 (sum/prod of uint8 is
+    int64)."""
     v = np_eval_node(e, env)
-    if isinstance(v, np.ndarray) and v.dtype == np.int16:
-        v = v.astype(np.int32)
-    elif isinstance(v, np.int16):
-        v = np.int32(v)
+    # No int16 and no uint64 in Kiln: int8 with uint8 is int32 (which holds
+    # every such result), and sum/prod of uint8 is int64 (the same bits).
+    wider = {np.dtype(np.int16): np.int32, np.dtype(np.uint64): np.int64}.get(np.asarray(v).dtype)
+    if wider is not None:
+        v = np.asarray(v).astype(wider)  # (wraps as Kiln's int64 does)
     SEEN.add(np.asarray(v).dtype.name)
     return v
 
