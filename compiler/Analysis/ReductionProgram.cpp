@@ -220,9 +220,13 @@ FailureOr<ReductionProgram> analyzeReductionProgram(func::FuncOp func) {
       mask |= inputsOf(in, throughStages);
     return mask;
   };
-  for (ReductionStage &s : p.stages)
+  for (ReductionStage &s : p.stages) {
     for (Value in : s.op.getDpsInputs())
       s.fullInputs |= inputsOf(in, /*throughStages=*/false);
+    s.shapeInputs = s.fullInputs;
+    if (auto written = s.combine->getAttrOfType<IntegerAttr>(kShapeInputsAttr))
+      s.shapeInputs |= static_cast<std::uint64_t>(written.getInt());
+  }
   p.mapInputs = p.keptOutput ? 0 : inputsOf(p.result, /*throughStages=*/false);
   if (p.numFull() > 64)
     return fail(func, "more than 64 full-space inputs");

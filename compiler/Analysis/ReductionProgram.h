@@ -27,6 +27,10 @@ struct ReductionStage {
   unsigned level = 0;                     ///< the pass it runs in
   llvm::SmallVector<mlir::Type> stateTypes; ///< one per state component
   std::uint64_t fullInputs = 0;           ///< bit i: reads full input i
+  /// Bit i: NumPy's operand of this reduction is computed from full input i
+  /// (kiln.shape_inputs as the frontend wrote it, with fullInputs): its
+  /// broadcast gives the operand's rank even where fusion folded reads away.
+  std::uint64_t shapeInputs = 0;
 };
 
 struct ReductionProgram {

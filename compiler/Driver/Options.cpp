@@ -200,6 +200,10 @@ ParseResult parseCommandLine(const std::vector<std::string> &args) {
                       "' in '--emit' (expected mlir, fused-mlir, ptx or cpp)");
         continue;
       }
+      if (a == "--cuda-host-only") {
+        o.cudaHostOnly = true;
+        continue;
+      }
       if (a == "--cuda-arch" || a.starts_with("--cuda-arch=")) {
         std::string value;
         if (a == "--cuda-arch") {
@@ -389,6 +393,10 @@ ParseResult parseCommandLine(const std::vector<std::string> &args) {
         return fail("'--emit' takes C++ sources only, not '" + item.value +
                     "'");
   }
+  if (o.cudaHostOnly && o.emit == EmitKind::PTX)
+    return fail("'--emit=ptx' needs GPU code, which '--cuda-host-only' leaves out");
+  if (o.cudaHostOnly && !o.cudaArchs.empty())
+    return fail("'--cuda-arch' needs GPU code, which '--cuda-host-only' leaves out");
   bool printsOnly = o.emit != EmitKind::None ||
                     (o.fusionReport && !o.compileOnly && !o.output);
   if (o.output && *o.output == "-" && !printsOnly)
@@ -425,6 +433,9 @@ OPTIONS:
   --fusion-report       Print which expressions became which kernel, the ops
                         fused and the bytes moved per element; then compile if
                         -c or -o is given
+  --cuda-host-only      Build the kernels for the host only (no PTX): faster
+                        builds for machines without a GPU; a GPU launch of
+                        such a kernel raises kiln::device_error
   --cuda-arch=<archs>   Also build cubins for these GPUs, e.g. sm_80,sm_90
                         (needs ptxas); PTX for sm_80 is always embedded
   -p <build-dir>        Take each source's flags from <build-dir>/compile_commands.json

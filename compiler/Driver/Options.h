@@ -46,6 +46,7 @@ struct DriverOptions {
   std::vector<std::string> sources;    ///< C++ sources, in order
   std::vector<LinkItem> linkItems;     ///< sources, objects and linker flags
   std::vector<std::string> cudaArchs;  ///< --cuda-arch, e.g. "sm_90"
+  bool cudaHostOnly = false;           ///< --cuda-host-only: no GPU code
   std::optional<std::string> buildDir; ///< -p
   int optLevel = -1;                   ///< -O<n>; -1 when not given
 

@@ -85,7 +85,7 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
       popts.cudaArchs.clear();
     }
     popts.optLevel = job.optLevel >= 0 ? job.optLevel : 3;
-    popts.emitPtx = true;
+    popts.emitPtx = !opts.cudaHostOnly;
     popts.emitHost = !forPtx;
     popts.ptxasPath = tc.ptxas;
     popts.fatbinaryPath = tc.fatbinary;
@@ -93,7 +93,7 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
     for (const std::string &a : popts.cudaArchs)
       archs += (archs.empty() ? "" : ",") + a;
     reportStage(opts.verbose,
-                "compile: PTX" +
+                std::string(popts.emitPtx ? "compile: PTX" : "compile: no GPU code") +
                     (archs.empty() ? "" : " + cubins for " + archs) +
                     (popts.emitHost ? " + host object" : "") + ", -O" +
                     std::to_string(popts.optLevel));

@@ -29,6 +29,7 @@ const char *runtimeDTypeName(ElementType t);
 struct ReductionDescriptor {
   struct Stage {
     unsigned long long fullInputs = 0; ///< bit i: reads full input i
+    unsigned long long shapeInputs = 0; ///< bit i: NumPy's operand is computed from full input i
     unsigned level = 0;
     std::vector<unsigned> componentBytes;
   };

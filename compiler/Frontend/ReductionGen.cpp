@@ -183,6 +183,22 @@ private:
     return gen.getResult(0);
   }
 
+  /// The full inputs (bit i: argument i) that `v` is computed from through
+  /// elementwise generics, not through other reductions.
+  std::uint64_t fullInputsOf(Value v) const {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getOwner() == entry_ && arg.getArgNumber() < g_.inputTypes.size()
+                 ? std::uint64_t(1) << arg.getArgNumber()
+                 : 0;
+    auto generic = v.getDefiningOp<linalg::GenericOp>();
+    if (!generic || generic.getNumReductionLoops() > 0)
+      return 0;
+    std::uint64_t mask = 0;
+    for (Value in : generic.getDpsInputs())
+      mask |= fullInputsOf(in);
+    return mask;
+  }
+
   static Value toStorage(OpBuilder &b, Location loc, Value v, ElementType t) {
     if (t == ElementType::Bool)
       return arith::ExtUIOp::create(b, loc, b.getI8Type(), v);
@@ -223,6 +239,7 @@ private:
           };
           SmallVector<Value> values = map(sb, x, index);
           auto combine = CombineOp::create(rb, rl, kind, args.drop_front(1), values);
+          combine->setAttr(kShapeInputsAttr, rb.getI64IntegerAttr(static_cast<std::int64_t>(fullInputsOf(src))));
           linalg::YieldOp::create(rb, rl, combine.getResults());
         });
     return SmallVector<Value>(gen.getResults());

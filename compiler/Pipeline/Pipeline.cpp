@@ -109,6 +109,7 @@ FailureOr<frontend::ReductionDescriptor> reductionDescriptor(ModuleOp fusedModul
   for (const ReductionStage &s : program->stages) {
     frontend::ReductionDescriptor::Stage st;
     st.fullInputs = s.fullInputs;
+    st.shapeInputs = s.shapeInputs;
     st.level = s.level;
     for (Type t : s.stateTypes) {
       unsigned bits = isa<ComplexType>(t) ? 2 * cast<ComplexType>(t).getElementType().getIntOrFloatBitWidth()

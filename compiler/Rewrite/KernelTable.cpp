@@ -123,7 +123,7 @@ static std::string reductionEntry(const frontend::KernelDecl &k, const std::stri
   for (size_t i = 0; i < d.stages.size(); ++i)
     s += std::string(i ? ", " : "") + "{" + std::to_string(d.stages[i].fullInputs) + "ull, " +
          std::to_string(d.stages[i].level) + ", " + std::to_string(d.stages[i].componentBytes.size()) + ", kiln_bytes_" +
-         id + "_" + std::to_string(i) + "}";
+         id + "_" + std::to_string(i) + ", " + std::to_string(d.stages[i].shapeInputs) + "ull}";
   s += "};\n";
   s += "const ::kiln::detail::reduction_kernel kiln_kernel_" + id + " = {\n";
   s += "  \"" + k.name + "\",\n";

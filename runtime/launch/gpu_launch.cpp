@@ -100,8 +100,9 @@ CUmodule load_module(const cuda::driver_api &api, const kernel_image &k) {
       fail(r, "cuModuleLoadData", " (cubins of kernel " + kernel_name(k) + ")");
   }
   if (!k.ptx)
-    throw kiln::error("kernel " + kernel_name(k) +
-                      " was built without GPU code (no PTX or cubin)");
+    throw device_error("kernel " + kernel_name(k) +
+                       " was built without GPU code (kilnc --cuda-host-only): rebuild it without "
+                       "--cuda-host-only to run it on a GPU, or run it on the host (KILN_DEVICE=host)");
 
   char error_log[16384] = {};
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,

@@ -504,7 +504,7 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
   // rank may be lower), aligned to S; every stage must reduce the same.
   std::uint64_t A = 0;
   for (int j = 0; j < k.num_stages; ++j) {
-    const std::size_t r = rank_of(inputs, k.stages[j].full_inputs);
+    const std::size_t r = rank_of(inputs, k.stages[j].shape_inputs | k.stages[j].full_inputs);
     const std::uint64_t mask = normalize_axes(ax, static_cast<std::int64_t>(r)) << (rank - r);
     if (j > 0 && mask != A)
       return false;
@@ -518,7 +518,7 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
     for (int j = 0; j < k.num_stages; ++j) {
       std::int64_t e = 1; // the stage's broadcast extent (0 for an empty axis)
       for (std::size_t i = 0; i < inputs.size(); ++i)
-        if (k.stages[j].full_inputs >> i & 1)
+        if ((k.stages[j].shape_inputs | k.stages[j].full_inputs) >> i & 1)
           if (const std::int64_t x = extent_at(*inputs[i], rank, d); x != 1)
             e = x;
       if (e != S[d])

@@ -206,6 +206,17 @@ void folded_reductions() {
     std::printf("FAIL min(where(...), 0): rank %zu, NumPy 0\n", r4.shape().size());
     ++failures;
   }
+  // imag of a real difference folds to 0, so the mean read only the 0-d f:
+  // its axis -1 was numbered on rank 0 and raised (difftest seed 900 #89).
+  // NumPy numbers it on the operand's shape, broadcast(i3, f) = (3,).
+  auto i3 = rng.integers<std::int64_t>(-9, 9, {3});
+  auto f = kiln::asarray<float>(std::vector<float>{1.5f}, kiln::shape{});
+  auto u = rng.integers<std::uint8_t>(0, 255, {1});
+  auto r5 = kiln::minimum(u + i3, f) * kiln::mean(kiln::imag(i3 - f), -1, true);
+  std::vector<std::uint8_t> hu = u.to_vector();
+  std::vector<std::int64_t> h3 = i3.to_vector();
+  expect("minimum(u + i3, f) * mean(imag(i3 - f), -1, true)", r5, 3,
+         [&](auto k) { return C(std::min<double>(hu[0] + h3[k], 1.5) * 0.0); }, 0);
 }
 
 /// Every complex function and operator on the grid of special parts, as

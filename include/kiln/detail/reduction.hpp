@@ -57,6 +57,10 @@ struct reduction_stage {
   std::uint8_t level;                  ///< the pass it runs in (0: reads no other stage)
   std::uint8_t num_components;         ///< components of its state
   const std::uint8_t *component_bytes; ///< bytes of each component
+  /// Bit i: NumPy's operand of the reduction is computed from full input i
+  /// (a superset of full_inputs: the compiler may have folded reads away).
+  /// Their broadcast is the operand's shape, which numbers the axes.
+  std::uint64_t shape_inputs;
 };
 
 /// One fused reduction kernel, as kilnc emits it into the rewritten C++.

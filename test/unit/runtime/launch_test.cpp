@@ -1173,10 +1173,14 @@ TEST_F(LaunchElementwise, GpuKernelWithoutGpuCodeThrows) {
   const float a = 1.0f;
   const void *sc[] = {&a};
   array_base outs[1];
-  EXPECT_EQ(
-      error_of<kiln::error>(
-          [&] { launch_elementwise(host_only, in, sc, outs); }),
-      "kernel fake_host_only was built without GPU code (no PTX or cubin)");
+  host_only.ptx = nullptr;
+  host_only.fatbin = nullptr;
+  host_only.fatbin_size = 0;
+  const std::string msg = error_of<kiln::device_error>(
+      [&] { launch_elementwise(host_only, in, sc, outs); });
+  EXPECT_NE(msg.find("kernel fake_host_only was built without GPU code (kilnc --cuda-host-only)"),
+            std::string::npos) << msg;
+  EXPECT_NE(msg.find("KILN_DEVICE=host"), std::string::npos) << msg;
 }
 
 } // namespace

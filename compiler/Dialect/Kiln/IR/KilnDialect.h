@@ -33,6 +33,11 @@ inline constexpr llvm::StringLiteral kKernelAttr = "kiln.kernel";
 /// operands tensor<?x?xT> over (kept, reduced), kept-space operands
 /// tensor<?xT> (docs/compiler-pipeline.md, "Reduction kernels").
 inline constexpr llvm::StringLiteral kReductionKernelAttr = "kiln.reduction_kernel";
+/// On a reduction's kiln.combine: the full inputs (bit i: argument i) that
+/// its operand is computed from, as the frontend wrote it. NumPy's operand
+/// shape is their broadcast even after fusion folds some of them away
+/// (`mean(imag(i - f))` reads nothing once imag of a real is folded to 0).
+inline constexpr llvm::StringLiteral kShapeInputsAttr = "kiln.shape_inputs";
 
 /// The number of `values` operands kiln.combine of `kind` takes.
 unsigned combinerValueArity(CombinerKind kind);
