@@ -60,6 +60,30 @@ public:
   Value either(Value a, Value x) { return arith::OrIOp::create(b_, loc_, a, x); }
   Value no(Value a) { return arith::XOrIOp::create(b_, loc_, a, arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(true))); }
 
+  /// glibc's cexp/csinh/ccosh beyond exp's range: e^ax * (a, b) for a
+  /// finite ax > t (t = 709 in double, 88 in float), with e^t multiplied
+  /// into a and b step by step (halved first for sinh and cosh), so that a
+  /// product that fits is not lost to an overflowing e^ax. `inRange` is set
+  /// to whether the scaled form applies (ax > t and finite).
+  std::pair<Value, Value> scaledExp(Value ax, Value a, Value bv, bool half, Value &inRange) {
+    const bool f32 = r_ == ElementType::Float32;
+    const double t = f32 ? 88.0 : 709.0;
+    const double et = f32 ? static_cast<double>(std::exp(88.0f)) : std::exp(709.0);
+    const double max = f32 ? static_cast<double>(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
+    inRange = both(cmp(arith::CmpFPredicate::OGT, ax, c(t)), isFinite(ax));
+    Value f = c(half ? et / 2 : et);
+    a = mul(a, f);
+    bv = mul(bv, f);
+    Value x = sub(ax, c(t));
+    Value again = cmp(arith::CmpFPredicate::OGT, x, c(t));
+    a = pick(again, mul(a, c(et)), a);
+    bv = pick(again, mul(bv, c(et)), bv);
+    x = pick(again, sub(x, c(t)), x);
+    // Beyond 3t the result overflows whatever a and b are: DBL_MAX * (a, b).
+    Value e = pick(cmp(arith::CmpFPredicate::OGT, x, c(t)), c(max), exp(x));
+    return {mul(e, a), mul(e, bv)};
+  }
+
 private:
   ScalarBuilder &sb_;
   OpBuilder &b_;
@@ -177,7 +201,12 @@ Value ScalarBuilder::complexExp(Value z, ElementType t) {
   PartMath m(*this, realPart(t));
   auto [x, y] = parts(z);
   Value e = m.exp(x);
-  Value re = m.mul(e, m.cos(y)), im = m.mul(e, m.sin(y));
+  Value cy = m.cos(y), sy = m.sin(y);
+  Value re = m.mul(e, cy), im = m.mul(e, sy);
+  Value scaled;
+  auto [sre, sim] = m.scaledExp(x, cy, sy, /*half=*/false, scaled);
+  re = m.pick(scaled, sre, re);
+  im = m.pick(scaled, sim, im);
   // exp(x + 0j) = exp(x) + 0j for every x; an infinite x with a non-finite
   // y: inf + nan j, or 0 + 0j for -inf.
   Value yNotFinite = m.no(m.isFinite(y)), xInf = m.isInf(x);
@@ -185,7 +214,7 @@ Value ScalarBuilder::complexExp(Value z, ElementType t) {
   Value infCase = m.both(xInf, yNotFinite);
   re = m.pick(infCase, m.pick(xNegative, m.c(0), x), re);
   im = m.pick(infCase, m.pick(xNegative, m.copysign(m.c(0), y), m.nan()), im);
-  re = m.pick(m.isZero(y), e, re);
+  re = m.pick(m.both(m.isZero(y), m.no(scaled)), e, re);
   im = m.pick(m.isZero(y), y, im);
   return complexOf({re, im}, t);
 }
@@ -202,7 +231,13 @@ Value ScalarBuilder::complexLog(Value z, ElementType t) {
 ScalarBuilder::Parts ScalarBuilder::complexSinh(Parts z, ElementType r) {
   PartMath m(*this, r);
   auto [x, y] = z;
-  Value re = m.mul(m.sinh(x), m.cos(y)), im = m.mul(m.cosh(x), m.sin(y));
+  Value cy = m.cos(y), sy = m.sin(y);
+  Value re = m.mul(m.sinh(x), cy), im = m.mul(m.cosh(x), sy);
+  Value scaled;
+  auto [sre, sim] = m.scaledExp(m.abs(x), m.pick(m.cmp(arith::CmpFPredicate::OLT, x, m.c(0)), m.neg(cy), cy), sy,
+                                /*half=*/true, scaled);
+  re = m.pick(scaled, sre, re);
+  im = m.pick(scaled, sim, im);
   // csinh(x + 0j) = sinh(x) + 0j; a zero or infinite x with a non-finite y
   // keeps x as the real part (the imaginary part is NaN).
   Value yNotFinite = m.no(m.isFinite(y));
@@ -214,7 +249,13 @@ ScalarBuilder::Parts ScalarBuilder::complexSinh(Parts z, ElementType r) {
 ScalarBuilder::Parts ScalarBuilder::complexCosh(Parts z, ElementType r) {
   PartMath m(*this, r);
   auto [x, y] = z;
-  Value re = m.mul(m.cosh(x), m.cos(y)), im = m.mul(m.sinh(x), m.sin(y));
+  Value cy = m.cos(y), sy = m.sin(y);
+  Value re = m.mul(m.cosh(x), cy), im = m.mul(m.sinh(x), sy);
+  Value scaled;
+  auto [sre, sim] = m.scaledExp(m.abs(x), cy, m.pick(m.cmp(arith::CmpFPredicate::OLT, x, m.c(0)), m.neg(sy), sy),
+                                /*half=*/true, scaled);
+  re = m.pick(scaled, sre, re);
+  im = m.pick(scaled, sim, im);
   // ccosh(x + 0j) = cosh(x) + 0j (signed as sinh(x) * 0); an infinite x with
   // a non-finite y: inf + nan j; a zero x with a non-finite y: nan + 0j.
   Value yNotFinite = m.no(m.isFinite(y));

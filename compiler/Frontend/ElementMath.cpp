@@ -120,9 +120,17 @@ Value ScalarBuilder::arithmetic(OpKind op, Value a, Value x, ElementType t) {
     break;
   case TypeKind::Complex:
     switch (op) {
-    case OpKind::Add: return complex::AddOp::create(b_, loc_, a, bv);
-    case OpKind::Sub: return complex::SubOp::create(b_, loc_, a, bv);
-    case OpKind::Mul: return complex::MulOp::create(b_, loc_, a, bv);
+    // Written on the parts, not as complex.add/sub/mul: MLIR folds those
+    // algebraically ((a - b) + b to a, a * 1 to a), which is wrong for
+    // infinite and NaN parts (NumPy: (-2.25 - inf j) + inf j has a NaN).
+    case OpKind::Add:
+    case OpKind::Sub: {
+      Parts x = parts(a), y = parts(bv);
+      if (op == OpKind::Add)
+        return complexOf({arith::AddFOp::create(b_, loc_, x.re, y.re), arith::AddFOp::create(b_, loc_, x.im, y.im)}, t);
+      return complexOf({arith::SubFOp::create(b_, loc_, x.re, y.re), arith::SubFOp::create(b_, loc_, x.im, y.im)}, t);
+    }
+    case OpKind::Mul: return complexOf(complexMultiply(parts(a), parts(bv), realPart(t)), t);
     case OpKind::Div: return complexDivide(a, bv, t);
     case OpKind::Pow: return complexPow(a, bv, t);
     case OpKind::Maximum:
@@ -279,11 +287,12 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
     case OpKind::Ceil: return math::CeilOp::create(b_, loc_, v);
     case OpKind::Round: return math::RoundEvenOp::create(b_, loc_, v);
     case OpKind::Sign: {
-      // 1, -1, or the value itself for 0, -0 and NaN.
+      // 1, -1, NaN for NaN, and +0 for both zeros (NumPy: sign(-0.0) is 0.0).
       Value z = zero(t);
       Value pos = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OGT, v, z);
       Value neg = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OLT, v, z);
-      Value r = arith::SelectOp::create(b_, loc_, neg, constant(t, -1.0, -1), v);
+      Value r = arith::SelectOp::create(b_, loc_, isNan(v, t), v, z);
+      r = arith::SelectOp::create(b_, loc_, neg, constant(t, -1.0, -1), r);
       return arith::SelectOp::create(b_, loc_, pos, one(t), r);
     }
     case OpKind::Conj:
@@ -343,7 +352,10 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
   }
   // Complex.
   switch (op) {
-  case OpKind::Neg: return complex::NegOp::create(b_, loc_, v);
+  case OpKind::Neg: {
+    Parts x = parts(v);
+    return complexOf({arith::NegFOp::create(b_, loc_, x.re), arith::NegFOp::create(b_, loc_, x.im)}, t);
+  }
   case OpKind::Exp: return complexExp(v, t);
   case OpKind::Log: return complexLog(v, t);
   case OpKind::Log2:

@@ -279,22 +279,33 @@ private:
       }
       if (!fd->isTemplateInstantiation() && !checkReductions(*tree, ranks))
         return false;
-      // A group whose reductions all fold away (`isinf(all(x))`) gives its
-      // reductions groups of their own, and the tree is partitioned again.
-      llvm::DenseSet<const Node *> ownGroup;
+      // A group whose reductions fusion folds away (`isinf(all(x))`) or
+      // leaves in no form the variant generators take (a reduction of a
+      // folded constant, `sum(isinf(u8) / isinf(u8))`) gives its reductions
+      // groups of their own, then their operands too, and the tree is
+      // partitioned again.
+      llvm::DenseSet<const Node *> ownGroup, ownOperand;
       for (bool again = true; again;) {
         again = false;
         unsigned first = k;
         std::size_t firstOut = out.size();
-        for (std::unique_ptr<FusedGroup> &g : frontend::partition(*tree, ownGroup)) {
+        for (std::unique_ptr<FusedGroup> &g : frontend::partition(*tree, ownGroup, ownOperand)) {
           if (g->inputs.empty() && g->keptInputs.empty()) continue;
           std::string name = kernelPrefix + "_" + std::to_string(k++);
           auto onError = [&](const Node &n, const std::string &msg) { error(n.expr->getBeginLoc(), msg); };
           bool ok = g->isReduction ? emitReductionKernel(result_.module.get(), name, *g, sm_, onError)
                                    : emitElementwiseKernel(result_.module.get(), name, *g, sm_, onError);
           if (!ok) return false;
-          if (g->isReduction && reductionFoldsAway(result_.module.get(), name)) {
-            ownGroup.insert(g->reductions.begin(), g->reductions.end());
+          // Reductions first get groups of their own, then operands of
+          // their own; a group that still fails is the pipeline's to report.
+          auto widen = [&](llvm::DenseSet<const Node *> &set) {
+            bool grew = false;
+            for (const Node *r : g->reductions)
+              grew |= set.insert(r).second;
+            return grew;
+          };
+          if (g->isReduction && !reductionSurvivesFusion(result_.module.get(), name) &&
+              (widen(ownGroup) || widen(ownOperand))) {
             for (unsigned i = first; i < k; ++i)
               mlir::SymbolTable::lookupSymbolIn(result_.module.get(), kernelPrefix + "_" + std::to_string(i))->erase();
             out.resize(firstOut);

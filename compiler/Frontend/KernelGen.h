@@ -29,12 +29,14 @@ bool emitElementwiseKernel(mlir::ModuleOp module, llvm::StringRef name, const Fu
 bool emitReductionKernel(mlir::ModuleOp module, llvm::StringRef name, const FusedGroup &group,
                          const clang::SourceManager &sm, const NodeErrorFn &onError);
 
-/// True if kernel `@name` keeps no reduction once folded: its result does
-/// not depend on what the reductions compute (`isinf(all(x))`, `imag` of a
-/// real sum, a `where` whose condition folds). Such a group cannot be a
-/// reduction kernel; the frontend then gives its reductions groups of
-/// their own and computes the rest elementwise.
-bool reductionFoldsAway(mlir::ModuleOp module, llvm::StringRef name);
+/// True if reduction kernel `@name`, fused as the pipeline will fuse it
+/// (kiln-fuse-kernels), is still a reduction program the variant generators
+/// take (Analysis/ReductionProgram). False when folding removes every
+/// reduction (`isinf(all(x))`, `imag` of a real sum, a `where` whose
+/// condition folds) or leaves one over a folded constant with no input
+/// (`sum(isinf(u8) / isinf(u8))`); the frontend then gives the group's
+/// reductions groups of their own and computes the rest elementwise.
+bool reductionSurvivesFusion(mlir::ModuleOp module, llvm::StringRef name);
 
 } // namespace kiln::frontend
 

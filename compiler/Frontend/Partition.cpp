@@ -26,7 +26,9 @@ enum class Space {
 
 class Partitioner {
 public:
-  Partitioner(const ExprTree &tree, const llvm::DenseSet<const Node *> &ownGroup) : tree_(tree), ownGroup_(ownGroup) {}
+  Partitioner(const ExprTree &tree, const llvm::DenseSet<const Node *> &ownGroup,
+              const llvm::DenseSet<const Node *> &ownOperand)
+      : tree_(tree), ownGroup_(ownGroup), ownOperand_(ownOperand) {}
 
   std::vector<std::unique_ptr<FusedGroup>> run() {
     formGroup(tree_.rootNode);
@@ -126,6 +128,13 @@ private:
       g.keepdims = n->keepdims;
     }
     const Node *operand = n->operands[0];
+    if (ownOperand_.count(n) && operand->kind == Node::Kind::Op) {
+      cut(operand, st); // computed by a kernel of its own: nothing to fold
+      st.space[operand] = Space::Any;
+      for (size_t i = 1; i < n->operands.size(); ++i)
+        analyze(n->operands[i], st);
+      return Space::Kept;
+    }
     Space s = analyze(operand, st);
     if (isKept(s)) {
       cut(operand, st); // a reduction of a reduction's result
@@ -179,7 +188,7 @@ private:
   }
 
   const ExprTree &tree_;
-  const llvm::DenseSet<const Node *> &ownGroup_;
+  const llvm::DenseSet<const Node *> &ownGroup_, &ownOperand_;
   std::vector<std::unique_ptr<FusedGroup>> groups_;
   llvm::DenseMap<const clang::Expr *, FusedGroup *> groupOfExpr_;
   llvm::DenseSet<const Node *> settled_;
@@ -188,8 +197,9 @@ private:
 } // namespace
 
 std::vector<std::unique_ptr<FusedGroup>> partition(const ExprTree &tree,
-                                                   const llvm::DenseSet<const Node *> &ownGroup) {
-  return Partitioner(tree, ownGroup).run();
+                                                   const llvm::DenseSet<const Node *> &ownGroup,
+                                                   const llvm::DenseSet<const Node *> &ownOperand) {
+  return Partitioner(tree, ownGroup, ownOperand).run();
 }
 
 } // namespace kiln::frontend

@@ -24,10 +24,13 @@ namespace kiln::frontend {
 /// The groups of `tree`, each group after the groups it reads (so the
 /// rewriter sees inner calls first); the last one is rooted at the tree's
 /// root. Leaves are assigned kernel positions in first-use order. Each
-/// reduction in `ownGroup` starts a group of its own (the frontend's answer
-/// to a group whose reductions all fold away, see reductionFoldsAway).
+/// reduction in `ownGroup` starts a group of its own, and one in
+/// `ownOperand` also reads its operand computed by a group of its own (the
+/// frontend's answers to groups that fusion folds out of shape, see
+/// reductionSurvivesFusion).
 std::vector<std::unique_ptr<FusedGroup>> partition(const ExprTree &tree,
-                                                   const llvm::DenseSet<const Node *> &ownGroup = {});
+                                                   const llvm::DenseSet<const Node *> &ownGroup = {},
+                                                   const llvm::DenseSet<const Node *> &ownOperand = {});
 
 } // namespace kiln::frontend
 

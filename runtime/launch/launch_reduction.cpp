@@ -554,8 +554,25 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
 
   const dtype outType = k.operand_dtypes[k.num_inputs + k.num_kept_inputs];
   out = detail::empty(outType, k.kept_output ? keptShape : S, dev);
-  if (out.size() == 0)
+  // A full-space result has NumPy's rank: that of the output map's operands
+  // and of the reductions' results, which may lack leading axes of S (of
+  // extent 1, checked above): `min(a) != t` of a (1,) and a 0-d t is 0-d.
+  shape resultShape = out.shape();
+  if (!k.kept_output) {
+    std::size_t r = keptShape.size();
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (k.map_inputs >> i & 1)
+        r = std::max(r, inputs[i]->shape().size());
+    if (r < rank)
+      resultShape = shape(std::span<const std::int64_t>(S.data() + (rank - r), r));
+  }
+  auto finish = [&] {
+    if (resultShape != out.shape())
+      out = detail::reshape(out, resultShape);
     return true;
+  };
+  if (out.size() == 0)
+    return finish();
 
   call c{k, dev, {}, {}, {}, {}};
   c.full.assign(inputs.begin(), inputs.end());
@@ -627,11 +644,11 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
   if (cluster.first > 0) {
     const std::int64_t clusters = std::min<std::int64_t>(c.nk, 8 * launch::multiprocessor_count(gpu));
     run.run_clusters(clusters, cluster.first, cluster.second);
-    return true;
+    return finish();
   }
   if (split == 1) {
     run.run(reduction_phase::whole, 0, units, warp);
-    return true;
+    return finish();
   }
   const std::int64_t splitUnits = (c.lay == layout::cols ? tiles : c.nk) * split;
   const std::int64_t combineUnits = c.lay == layout::cols && gpu >= 0 ? (c.nk + gpu_block - 1) / gpu_block : c.nk;
@@ -641,7 +658,7 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
   }
   if (!k.kept_output)
     run.run(reduction_phase::output, 0, splitUnits);
-  return true;
+  return finish();
 }
 
 } // namespace kiln::detail

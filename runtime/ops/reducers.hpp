@@ -107,8 +107,8 @@ template <class Load> struct mean_of : sum_of<Load> {
   std::int64_t count = 0;
 
   input finish(input s) const {
-    if constexpr (is_complex_v<input>)
-      return s / static_cast<typename input::value_type>(count);
+    if constexpr (is_complex_v<input>) // NumPy divides by count + 0j: an infinite part gives a NaN beside it
+      return math::true_divide(s, input(static_cast<typename input::value_type>(count), 0));
     else
       return s / static_cast<input>(count);
   }

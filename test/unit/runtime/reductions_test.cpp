@@ -1255,4 +1255,20 @@ TEST(ReductionsGpu, EagerFallbackOnDeviceArrays) {
               1e-3);
 }
 
+// NumPy's mean divides a complex sum by count + 0j (Smith's algorithm), so
+// an infinite part gives a NaN beside it: mean([1+2j, inf-5j, 3+1j]) is
+// inf+nanj, not inf-1.33j (difftest seed 1000 #141 compared it with
+// another array and got the opposite answer).
+TEST(Reductions, ComplexMeanDividesAsNumPy) {
+  const std::vector<c128> v{{1, 2}, {INFINITY, -5}, {3, 1}};
+  const auto a = kiln::asarray<c128>(std::span<const c128>(v), {3});
+  const c128 m = kiln::mean(a).item();
+  EXPECT_TRUE(std::isinf(m.real()) && m.real() > 0) << m.real();
+  EXPECT_TRUE(std::isnan(m.imag())) << m.imag();
+  const std::vector<c64> w{{1, 2}, {4, -6}, {-2, 1}};
+  const c64 f = kiln::mean(kiln::asarray<c64>(std::span<const c64>(w), {3})).item();
+  EXPECT_FLOAT_EQ(f.real(), 1.0f);
+  EXPECT_FLOAT_EQ(f.imag(), -1.0f);
+}
+
 } // namespace
