@@ -54,6 +54,12 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
     out.mlir = fres.module ? printModule(*fres.module) : "";
     return ExitSuccess;
   }
+  if (!fres.rawKernels.empty()) {
+    llvm::errs() << fres.rawKernels.front()
+                 << ": error: KILN_RAWKERNEL functions are translated (kilnc --emit=mlir shows them) but not yet "
+                    "compiled to PTX and host code\n";
+    return ExitCompileError;
+  }
 
   bool hasKernels = !fres.kernels.empty() && fres.module;
   if (hasKernels) {

@@ -17,6 +17,7 @@
 #include "Frontend/KernelGen.h"
 #include "Frontend/Partition.h"
 #include "Frontend/RankInference.h"
+#include "Frontend/RawKernelGen.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -185,6 +186,10 @@ public:
     // Templates: group instantiations by pattern.
     llvm::MapVector<const FunctionDecl *, std::vector<const FunctionDecl *>> instantiations;
     for (FunctionDecl *fd : fc.functions) {
+      if (hasAnnotation(fd, "kiln.rawkernel")) {
+        translateRawKernel(fd);
+        continue;
+      }
       bool fuse = hasAnnotation(fd, "kiln.fuse");
       if (fd->isDependentContext()) {
         if (fuse && fd->getDescribedFunctionTemplate() == nullptr && !fd->getPrimaryTemplate())
@@ -209,6 +214,24 @@ public:
 
 private:
   void error(SourceLocation loc, const std::string &msg) { diags_.Report(loc, errorId_) << msg; }
+
+  /// A KILN_RAWKERNEL function: one `kiln.raw_kernel` function (RawKernelGen.h).
+  void translateRawKernel(const FunctionDecl *fd) {
+    if (fd->isDependentContext() || fd->isTemplateInstantiation()) {
+      if (!fd->isTemplateInstantiation())
+        error(fd->getLocation(), "KILN_RAWKERNEL function templates are not supported yet");
+      return;
+    }
+    std::string name = "kiln_" + stem_ + "_" + hash_ + "_" + functionName(fd) + "_raw" + std::to_string(fnCounter_++);
+    RawKernelInfo info;
+    if (!emitRawKernel(result_.module.get(), name, *fd, ctxAST_, [&](SourceLocation at, const std::string &msg) {
+          error(at, msg);
+        }, info))
+      return;
+    PresumedLoc p = sm_.getPresumedLoc(sm_.getExpansionLoc(fd->getLocation()));
+    result_.rawKernels.push_back(std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" +
+                                 std::to_string(p.getColumn()));
+  }
 
   std::string functionName(const FunctionDecl *fd) {
     std::string n = fd->getNameAsString();

@@ -84,6 +84,10 @@ struct FrontendOptions {
 
 struct FrontendResult {
   mlir::OwningOpRef<mlir::ModuleOp> module; ///< kiln.kernel functions
+  /// file:line:col of each KILN_RAWKERNEL function translated into `module`
+  /// (`kiln.raw_kernel`). Their lowering to PTX and host code is not written
+  /// yet (issue 9): only --emit=mlir shows them; other stages stop there.
+  std::vector<std::string> rawKernels;
   std::string rewrittenSource;              ///< the file, kernels called; #line kept
   std::vector<KernelDecl> kernels;
   std::vector<FusionRecord> report;

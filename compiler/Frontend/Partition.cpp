@@ -67,6 +67,10 @@ private:
 
   static bool isKept(Space s) { return s == Space::Kept || s == Space::KeptB; }
 
+  static bool hasReduction(const Node *n) {
+    return n->kind == Node::Kind::Reduce || llvm::any_of(n->operands, hasReduction);
+  }
+
   Space analyze(const Node *n, GroupState &st) {
     Space s = analyzeNode(n, st);
     st.space[n] = s;
@@ -76,6 +80,13 @@ private:
   Space analyzeNode(const Node *n, GroupState &st) {
     if (st.group->cuts.count(n))
       return Space::Any;
+    // A node some other group already computes (an outer group cut it:
+    // `sum(minimum(x > sum(y, 0, true), prod(z, -1)), -1)`, where this group
+    // is the cut minimum) is read from that group, not computed again.
+    if (n != st.group->rootNode && groupOfExpr_.count(n->expr)) {
+      cut(n, st);
+      return Space::Any;
+    }
     switch (n->kind) {
     case Node::Kind::Input:
       return Space::Any;
@@ -128,15 +139,10 @@ private:
       g.keepdims = n->keepdims;
     }
     const Node *operand = n->operands[0];
-    if (ownOperand_.count(n) && operand->kind == Node::Kind::Op) {
+    if (ownOperand_.count(n) && operand->kind == Node::Kind::Op && !hasReduction(operand)) {
       cut(operand, st); // computed by a kernel of its own: nothing to fold
       st.space[operand] = Space::Any;
-      for (size_t i = 1; i < n->operands.size(); ++i)
-        analyze(n->operands[i], st);
-      return Space::Kept;
-    }
-    Space s = analyze(operand, st);
-    if (isKept(s)) {
+    } else if (isKept(analyze(operand, st))) {
       cut(operand, st); // a reduction of a reduction's result
       st.space[operand] = Space::Any;
     }

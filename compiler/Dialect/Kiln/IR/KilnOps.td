@@ -71,4 +71,22 @@ def Kiln_CombineOp : Kiln_Op<"combine", [Pure, AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def Kiln_SharedMemoryOp : Kiln_Op<"shared_memory", [Pure]> {
+  let summary = "the address of a byte of the block's shared memory";
+  let description = [{
+    In a raw kernel (`kiln.raw_kernel`), the generic address (`!llvm.ptr`)
+    of byte `offset` of the block's shared memory: the kernel's
+    `shared_array<T, N>()`s at offsets the frontend chose, then (`dynamic`)
+    the launch's dynamic shared memory. The PTX lowering addresses a
+    workgroup global; the host lowering the buffer its thread context holds.
+
+    ```mlir
+    %p = kiln.shared_memory {offset = 1024 : i64} : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins I64Attr:$offset, UnitAttr:$dynamic);
+  let results = (outs AnyType:$address);
+  let assemblyFormat = "attr-dict `:` type($address)";
+}
+
 #endif // KILN_DIALECT_KILN_OPS
