@@ -426,8 +426,14 @@ private:
       LValue lv = lvalue(e);
       return lv.ptr ? load(lv, l) : Value();
     }
-    fail(e->getExprLoc(), std::string("this expression ('") + e->getStmtClassName() +
-                              "') is not supported in a KILN_RAWKERNEL function");
+    std::string what = isa<cl::CXXThrowExpr>(e)                         ? "exceptions ('throw')"
+                       : isa<cl::CXXNewExpr>(e) || isa<cl::CXXDeleteExpr>(e) ? "'new' and 'delete'"
+                       : isa<cl::LambdaExpr>(e)                              ? "a lambda"
+                                                 : std::string("this expression ('") + e->getStmtClassName() + "')";
+    fail(e->getExprLoc(), what + (isa<cl::CXXThrowExpr>(e) || isa<cl::CXXNewExpr>(e) || isa<cl::CXXDeleteExpr>(e)
+                                      ? " are"
+                                      : " is") +
+                              " not supported in a KILN_RAWKERNEL function");
     return {};
   }
 

@@ -118,12 +118,7 @@ def np_eval(e, env):
     int64)."""
     v = np_eval_node(e, env)
     if PERTURB and inexact(e, np.asarray(v).dtype):
-        # 4 ulps, as another correct implementation may round; a complex
-        # value's parts by 4 ulps of its modulus (a part near zero carries
-        # the other's rounding: pow(1j, 2) may be -1 + 1e-16j).
-        v = np.asarray(v)
-        d = PERTURB * 4 * np.finfo(v.dtype).eps
-        v = v + d * np.abs(v) * (1 + 1j) if v.dtype.kind == "c" else v * (1 + d)
+        v = perturbed(e, np.asarray(v), env)
     # No int16 and no uint64 in Kiln: int8 with uint8 is int32 (which holds
     # every such result), and sum/prod of uint8 is int64 (the same bits).
     wider = {np.dtype(np.int16): np.int32, np.dtype(np.uint64): np.int64}.get(np.asarray(v).dtype)
@@ -156,6 +151,32 @@ def inexact(e, dt):
     if k == "bin":
         return op in ("pow", "*") or (op == "/" and dt.kind == "c")
     return k == "red" and op in ("sum", "prod", "mean", "var", "std")
+
+
+def perturbed(e, v, env):
+    """`v`, the value of node `e`, moved as another correct implementation
+    may round it: by PERTURB ulps exactly (PERTURB = +-1), or by
+    PERTURB / 4 * 16 ulps of its magnitude (PERTURB = +-4); a complex value's
+    parts by ulps of its modulus (a part near zero carries the other's
+    rounding: pow(1j, 2) may be -1 + 1e-16j). pow's error grows with
+    |y log x| (exp of a rounded product), so its move does too."""
+    eps = np.finfo(v.dtype).eps
+    if abs(PERTURB) == 1 and v.dtype.kind == "f":
+        return np.nextafter(v, np.where(PERTURB > 0, np.inf, -np.inf).astype(v.dtype))
+    k = 4.0 * np.sign(PERTURB)
+    if e[0] == "bin" and e[1] == "pow":
+        saved = globals()["PERTURB"]
+        globals()["PERTURB"] = 0
+        try:
+            a, b = np.asarray(np_eval(e[2], env)), np.asarray(np_eval(e[3], env))
+        finally:
+            globals()["PERTURB"] = saved
+        with np.errstate(all="ignore"):
+            amp = np.abs(b * np.log(np.abs(a) if a.dtype.kind != "c" else a))
+        k = k * np.maximum(1.0, np.nan_to_num(amp, nan=1.0, posinf=1e30))
+    d = k * eps
+    with np.errstate(all="ignore"):
+        return (v + d * np.abs(v) * (1 + 1j)).astype(v.dtype) if v.dtype.kind == "c" else (v * (1 + d)).astype(v.dtype)
 
 
 def rounded(e):
@@ -343,7 +364,8 @@ def evaluate(e, env):
     The mask is False where NumPy's answer is not determined by the tree at
     the working precision: evaluated again with the result of every node
     that two correct implementations may round differently (inexact())
-    moved 4 ulps up, then down, it differs by more than a tenth of the
+    moved 1 ulp and 4 ulps up and down (pow's by more: perturbed()), it
+    differs by more than a tenth of the
     tolerance (sin of a huge power, the sign of an infinity decided by the
     last bit of an exp, a comparison at a tie). Kiln is held to NumPy's answer
     everywhere else. None when every element is well conditioned."""
@@ -357,7 +379,7 @@ def evaluate(e, env):
         tol = tolerance("float32" if single else "float64")
         others = []
         try:
-            for PERTURB in (1, -1):
+            for PERTURB in (1, -1, 4, -4):
                 others.append(np.asarray(np_eval(e, env)))
         finally:
             PERTURB = 0
