@@ -122,6 +122,8 @@ def np_eval(e, env):
     # No int16 and no uint64 in Kiln: int8 with uint8 is int32 (which holds
     # every such result), and sum/prod of uint8 is int64 (the same bits).
     wider = {np.dtype(np.int16): np.int32, np.dtype(np.uint64): np.int64}.get(np.asarray(v).dtype)
+    if WIDE[0]:
+        wider = wider or {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}.get(np.asarray(v).dtype)
     if wider is not None:
         v = np.asarray(v).astype(wider)  # (wraps as Kiln's int64 does)
     SEEN.add(np.asarray(v).dtype.name)
@@ -132,6 +134,7 @@ SEEN = set()  # the dtypes of every node of the last evaluation
 NAN_CHOICE = [False]  # the last evaluation had a complex max/min reduction
 COMPLEX_OPERAND = set()  # ids of the unary nodes of the last evaluation whose operand is complex
 PERTURB = 0  # +1/-1: move the result of every node two implementations may round differently
+WIDE = [False]  # carry every single-precision node in double (the answer the working precision approximates)
 
 
 def inexact(e, dt):
@@ -156,15 +159,18 @@ def inexact(e, dt):
 def perturbed(e, v, env):
     """`v`, the value of node `e`, moved as another correct implementation
     may round it: by PERTURB ulps exactly (PERTURB = +-1), or by
-    PERTURB / 4 * 16 ulps of its magnitude (PERTURB = +-4); a complex value's
+    PERTURB ulps of its magnitude (PERTURB = +-4, and pow at +-1); a complex value's
     parts by ulps of its modulus (a part near zero carries the other's
     rounding: pow(1j, 2) may be -1 + 1e-16j). pow's error grows with
     |y log x| (exp of a rounded product), so its move does too."""
     eps = np.finfo(v.dtype).eps
-    if abs(PERTURB) == 1 and v.dtype.kind == "f":
+    is_pow = e[0] == "bin" and e[1] == "pow"
+    if abs(PERTURB) == 1 and v.dtype.kind == "f" and not is_pow:
         return np.nextafter(v, np.where(PERTURB > 0, np.inf, -np.inf).astype(v.dtype))
-    k = 4.0 * np.sign(PERTURB)
-    if e[0] == "bin" and e[1] == "pow":
+    # pow moves by 1 and by 4 of its scaled ulps: a result whose error is
+    # many radians of a later cos is sampled densely enough to see it turn.
+    k = float(PERTURB)
+    if is_pow:
         saved = globals()["PERTURB"]
         globals()["PERTURB"] = 0
         try:
@@ -176,7 +182,15 @@ def perturbed(e, v, env):
         k = k * np.maximum(1.0, np.nan_to_num(amp, nan=1.0, posinf=1e30))
     d = k * eps
     with np.errstate(all="ignore"):
-        return (v + d * np.abs(v) * (1 + 1j)).astype(v.dtype) if v.dtype.kind == "c" else (v * (1 + d)).astype(v.dtype)
+        if v.dtype.kind != "c":
+            return (v * (1 + d)).astype(v.dtype)
+        # An infinite part stays (inf - inf would make it NaN and hide the
+        # move of the finite part beside it, which decides signs downstream).
+        step = np.nan_to_num(d * np.abs(v), nan=0.0, posinf=0.0, neginf=0.0)
+        moved = lambda part: np.where(np.isfinite(part), part + step, part)
+        out = np.empty_like(v)
+        out.real, out.imag = moved(v.real), moved(v.imag)
+        return out
 
 
 def rounded(e):
@@ -364,7 +378,8 @@ def evaluate(e, env):
     The mask is False where NumPy's answer is not determined by the tree at
     the working precision: evaluated again with the result of every node
     that two correct implementations may round differently (inexact())
-    moved 1 ulp and 4 ulps up and down (pow's by more: perturbed()), it
+    moved 1 ulp and 4 ulps up and down (pow's by more: perturbed()), or
+    carried in double precision where it computes in single, it
     differs by more than a tenth of the
     tolerance (sin of a huge power, the sign of an infinity decided by the
     last bit of an exp, a comparison at a tie). Kiln is held to NumPy's answer
@@ -381,8 +396,17 @@ def evaluate(e, env):
         try:
             for PERTURB in (1, -1, 4, -4):
                 others.append(np.asarray(np_eval(e, env)))
+            PERTURB = 0
+            if single:
+                # Where single precision itself misses the double-precision
+                # answer, two correct float32 implementations may too: the
+                # sign of cos(x) for an x whose rounding error is a radian
+                # lies between the perturbed samples above.
+                WIDE[0] = True
+                others.append(np.asarray(np_eval(e, env)))
         finally:
             PERTURB = 0
+            WIDE[0] = False
     stable = None
     if want.dtype.name in DTYPES and all(o.shape == want.shape for o in others):
         # NumPy's own error must be well inside the tolerance, so that a few
