@@ -3,7 +3,9 @@
 // What kilnc emits for a KILN_RAWKERNEL function and how the runtime runs it
 // (docs/kernel-abi.md, "Raw kernels"). In short:
 //
-// * One PTX `.entry <symbol>` and one host function `<symbol>_host`.
+// * One PTX `.entry <symbol>` and one host function `<symbol>_host`; a
+//   kernel that does not synchronize also gets `<symbol>_host_block`, which
+//   runs every thread of one block in a loop (the fast path on the host).
 // * Parameters, in the C++ function's order: a pointer as a 64-bit address,
 //   a `kiln::span<T>` as two parameters (T *data, int64 size), a scalar by
 //   value in its own type (bool as one byte). `args` holds one pointer per
@@ -12,10 +14,12 @@
 //   every thread, with `ctx` describing that thread. When the kernel
 //   synchronizes (syncthreads, warp shuffles, ballot), the threads of a
 //   block run as fibers and those calls switch between them.
-// * Shared memory on the host: `ctx->shared` is the block's buffer, the
-//   kernel's static shared arrays at offsets kilnc chose (static_shared_bytes
-//   in all), then the launch's dynamic shared memory at the next multiple of
-//   16 bytes.
+// * Shared memory is one buffer per block, on both devices: the kernel's
+//   static shared arrays at offsets kilnc chose (static_shared_bytes in
+//   all), then the launch's dynamic shared memory at the next multiple of 16
+//   bytes. On a GPU it is the PTX's one `.extern .shared` array, so a launch
+//   asks cuLaunchKernel for align16(static_shared_bytes) + dynamic bytes; on
+//   the host `ctx->shared` points to it (16-byte aligned).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -45,6 +49,10 @@ static_assert(offsetof(raw_thread_ctx, shared) == 48, "kilnc's host code reads s
 
 /// A raw kernel's host form: runs the thread `ctx` describes.
 using raw_host_fn = void (*)(void **args, raw_thread_ctx *ctx);
+/// The host form of a kernel that does not synchronize, one block at a
+/// time: runs every thread of block ctx->block_idx in order (x fastest),
+/// writing ctx->thread_idx itself.
+using raw_host_block_fn = void (*)(void **args, raw_thread_ctx *ctx);
 
 /// One raw kernel, as kilnc emits it into the rewritten C++ (static data).
 struct raw_kernel {
@@ -53,7 +61,8 @@ struct raw_kernel {
   const char *ptx;              ///< PTX module with the entry, or nullptr
   const unsigned char *fatbin;  ///< cubins for --cuda-arch targets, or nullptr
   std::size_t fatbin_size;
-  raw_host_fn host;             ///< the host form
+  raw_host_fn host;             ///< the host form, one thread per call
+  raw_host_block_fn host_block; ///< one block per call; nullptr when the kernel synchronizes
   std::uint8_t num_params;      ///< parameters as passed (a span counts two)
   const std::uint8_t *param_bytes; ///< bytes of each parameter value
   std::uint32_t static_shared_bytes; ///< the kernel's shared_array<T, N>s, 16-byte aligned
