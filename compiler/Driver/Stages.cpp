@@ -46,7 +46,7 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
   reportStage(opts.verbose, "frontend: " + job.source);
   if (!frontend::translate(fopts, context, fres))
     return ExitCompileError;
-  out.numKernels = fres.kernels.size();
+  out.numKernels = fres.kernels.size() + fres.rawKernels.size();
   out.report = fres.report;
   reportStage(opts.verbose,
               "frontend: " + std::to_string(out.numKernels) + " kernel(s)");
@@ -54,15 +54,9 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
     out.mlir = fres.module ? printModule(*fres.module) : "";
     return ExitSuccess;
   }
-  if (!fres.rawKernels.empty()) {
-    llvm::errs() << fres.rawKernels.front()
-                 << ": error: KILN_RAWKERNEL functions are translated (kilnc --emit=mlir shows them) but not yet "
-                    "compiled to PTX and host code\n";
-    return ExitCompileError;
-  }
-
-  bool hasKernels = !fres.kernels.empty() && fres.module;
-  if (hasKernels) {
+  bool hasFused = !fres.kernels.empty() && fres.module;
+  bool hasKernels = (hasFused || !fres.rawKernels.empty()) && fres.module;
+  if (hasFused) {
     reportStage(opts.verbose, "fuse");
     if (mlir::failed(pipeline::fuse(*fres.module)))
       return ExitCompileError;
@@ -121,6 +115,7 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
       out.cpp += '\n';
     rewrite::KernelTableInput table;
     table.kernels = &fres.kernels;
+    table.rawKernels = &fres.rawKernels;
     table.ptx = &compiled.ptx;
     table.ptxSm90 = &compiled.ptxSm90;
     table.clusterKernels = &compiled.clusterKernels;

@@ -18,6 +18,7 @@
 #include "Frontend/Partition.h"
 #include "Frontend/RankInference.h"
 #include "Frontend/RawKernelGen.h"
+#include "Frontend/RawKernelLaunch.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -208,6 +209,8 @@ public:
     }
     for (auto &[pattern, insts] : instantiations) translateTemplate(pattern, insts);
     if (diags_.hasErrorOccurred()) return false;
+    rewriteRawLaunches();
+    if (diags_.hasErrorOccurred()) return false;
     finishRewrite();
     return !diags_.hasErrorOccurred();
   }
@@ -229,8 +232,41 @@ private:
         }, info))
       return;
     PresumedLoc p = sm_.getPresumedLoc(sm_.getExpansionLoc(fd->getLocation()));
-    result_.rawKernels.push_back(std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" +
-                                 std::to_string(p.getColumn()));
+    RawKernelDecl d;
+    d.symbol = name;
+    d.name = fd->getQualifiedNameAsString();
+    d.location = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" + std::to_string(p.getColumn());
+    d.paramBytes = info.paramBytes;
+    d.staticSharedBytes = info.staticSharedBytes;
+    d.synchronizes = info.synchronizes;
+    std::string accessor = "__kiln_r_" + hash_ + "_" + std::to_string(accessorCounter_++);
+    d.accessor = "const ::kiln::detail::raw_kernel &" + accessor + "() noexcept";
+    prologue_ += d.accessor + ";\n";
+    rawAccessors_[fd->getCanonicalDecl()] = accessor;
+    result_.rawKernels.push_back(std::move(d));
+  }
+
+  /// `kiln::launch(f, ...)` of a kernel translated here launches kilnc's
+  /// kernel: `f` becomes `typed_raw_kernel<decltype(f)>(descriptor)`.
+  void rewriteRawLaunches() {
+    for (const RawLaunchSite &site : findRawLaunches(ctxAST_)) {
+      auto it = rawAccessors_.find(site.kernel->getCanonicalDecl());
+      if (it == rawAccessors_.end()) {
+        if (hasAnnotation(site.kernel->getMostRecentDecl(), "kiln.rawkernel") && !site.kernel->hasBody())
+          error(site.ref->getLocation(), "KILN_RAWKERNEL function '" + site.kernel->getNameAsString() +
+                                             "' is defined in another file; kilnc compiles a raw kernel in the "
+                                             "file that defines it, so launch it from there");
+        continue;
+      }
+      if (fileRange(site.kernelArg->getSourceRange()).isInvalid()) {
+        error(site.kernelArg->getBeginLoc(), "a raw kernel launched inside a macro cannot be rewritten by kilnc; "
+                                             "expand the macro");
+        continue;
+      }
+      std::string ref = Lexer::getSourceText(fileRange(site.ref->getSourceRange()), sm_, ctxAST_.getLangOpts()).str();
+      replaceKeepingLines(site.kernelArg->getSourceRange(), "::kiln::detail::typed_raw_kernel<decltype(" + ref +
+                                                                ")>(::" + it->second + "())");
+    }
   }
 
   std::string functionName(const FunctionDecl *fd) {
@@ -537,9 +573,10 @@ private:
   void finishRewrite() {
     FileID main = sm_.getMainFileID();
     std::string head = "// Rewritten by kilnc from " + fileName_ + ": fused array expressions call kernels.\n"
-                       "#include <kiln/kiln.hpp>\n#include <kiln/detail/fused.hpp>\n#include <kiln/detail/reduction.hpp>\n" +
+                       "#include <kiln/kiln.hpp>\n#include <kiln/detail/fused.hpp>\n#include <kiln/detail/reduction.hpp>\n"
+                       "#include <kiln/detail/raw_kernel.hpp>\n" +
                        prologue_ + "#line 1 \"" + fileName_ + "\"\n";
-    if (!result_.kernels.empty()) rewriter_.InsertTextBefore(sm_.getLocForStartOfFile(main), head);
+    if (!result_.kernels.empty() || !result_.rawKernels.empty()) rewriter_.InsertTextBefore(sm_.getLocForStartOfFile(main), head);
     else rewriter_.InsertTextBefore(sm_.getLocForStartOfFile(main), "#line 1 \"" + fileName_ + "\"\n");
     const llvm::RewriteBuffer *buf = rewriter_.getRewriteBufferFor(main);
     if (buf) result_.rewrittenSource = std::string(buf->begin(), buf->end());
@@ -554,6 +591,7 @@ private:
   unsigned errorId_;
   std::string hash_, stem_, fileName_, prologue_;
   unsigned fnCounter_ = 0, accessorCounter_ = 0;
+  llvm::DenseMap<const FunctionDecl *, std::string> rawAccessors_; ///< canonical decl -> accessor
 };
 
 } // namespace

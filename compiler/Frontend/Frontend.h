@@ -58,6 +58,20 @@ struct KernelDecl {
   std::string accessor;
 };
 
+/// One KILN_RAWKERNEL function: what the rewritten C++ needs to describe it
+/// (kiln::detail::raw_kernel, include/kiln/detail/raw_kernel.hpp).
+struct RawKernelDecl {
+  std::string symbol;   ///< the MLIR function: PTX entry and host-form stem
+  std::string name;     ///< the C++ function, for messages
+  std::string location; ///< file:line:col of its name
+  std::vector<unsigned> paramBytes; ///< bytes of each parameter value
+  std::uint32_t staticSharedBytes = 0;
+  bool synchronizes = false;
+  /// Declarator of the C++ accessor that returns the descriptor, e.g.
+  /// "const ::kiln::detail::raw_kernel &__kiln_r_1a2b_0() noexcept".
+  std::string accessor;
+};
+
 /// One line of --fusion-report.
 struct FusionRecord {
   std::string location;   ///< file:line:col of the fused expression
@@ -84,10 +98,8 @@ struct FrontendOptions {
 
 struct FrontendResult {
   mlir::OwningOpRef<mlir::ModuleOp> module; ///< kiln.kernel functions
-  /// file:line:col of each KILN_RAWKERNEL function translated into `module`
-  /// (`kiln.raw_kernel`). Their lowering to PTX and host code is not written
-  /// yet (issue 9): only --emit=mlir shows them; other stages stop there.
-  std::vector<std::string> rawKernels;
+  /// The KILN_RAWKERNEL functions translated into `module` (`kiln.raw_kernel`).
+  std::vector<RawKernelDecl> rawKernels;
   std::string rewrittenSource;              ///< the file, kernels called; #line kept
   std::vector<KernelDecl> kernels;
   std::vector<FusionRecord> report;

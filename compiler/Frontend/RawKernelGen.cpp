@@ -394,6 +394,8 @@ private:
     e = e->IgnoreParens();
     if (const auto *c = dyn_cast<cl::ExprWithCleanups>(e))
       return rvalue(c->getSubExpr());
+    if (const auto *d = dyn_cast<cl::CXXDefaultArgExpr>(e)) // shfl_down(v, d) and its width = 32
+      return rvalue(d->getExpr());
     if (const auto *lit = dyn_cast<cl::IntegerLiteral>(e)) {
       Type t = valueType(e->getType(), e->getExprLoc());
       return arith::ConstantOp::create(b_, l, b_.getIntegerAttr(t, lit->getValue().getSExtValue()));
@@ -441,6 +443,8 @@ private:
     const cl::Expr *sub = c->getSubExpr();
     switch (c->getCastKind()) {
     case cl::CK_LValueToRValue: {
+      if (const auto *me = dyn_cast<cl::MemberExpr>(sub->IgnoreParens())) // thread_idx().x
+        return member(me, l);
       LValue lv = lvalue(sub);
       return lv.ptr ? load(lv, l) : Value();
     }

@@ -10,6 +10,7 @@
 #include "Target/PTX/BundleFatbin.h"
 #include "Target/PTX/EmitPTX.h"
 #include "Analysis/ReductionProgram.h"
+#include "Conversion/RawKernels/RawKernels.h"
 #include "Transforms/KernelSignature.h"
 #include "Transforms/Passes.h"
 
@@ -149,13 +150,19 @@ FailureOr<CompiledKernels> compile(ModuleOp fusedModule,
   registerPasses();
   CompiledKernels result;
   result.stats = collectStats(fusedModule);
-  if (result.stats.empty())
+  bool rawKernels = llvm::any_of(fusedModule.getOps<func::FuncOp>(),
+                                 [](func::FuncOp f) { return f->hasAttr(kRawKernelAttr); });
+  if (result.stats.empty() && !rawKernels)
     return result;
 
   OwningOpRef<ModuleOp> module = cast<ModuleOp>(fusedModule->clone());
   PassManager pm(fusedModule.getContext());
   pm.addPass(createVerifyFusedKernelsPass());
   pm.addPass(createGenerateVariantsPass());
+  // Raw kernels: the GPU form is a copy, the host form then replaces them.
+  if (options.emitPtx)
+    pm.addPass(createRawKernelsToGPUPass());
+  pm.addPass(createRawKernelsToHostPass());
   if (failed(pm.run(*module)))
     return failure();
 

@@ -144,9 +144,32 @@ static std::string reductionEntry(const frontend::KernelDecl &k, const std::stri
   return s;
 }
 
+/// kiln::detail::raw_kernel for a KILN_RAWKERNEL function.
+static std::string rawEntry(const frontend::RawKernelDecl &k, const std::string &id, bool ptx, bool fatbin,
+                            bool withHost) {
+  std::string s;
+  if (!k.paramBytes.empty()) {
+    s += "const std::uint8_t kiln_raw_bytes_" + id + "[] = {";
+    for (size_t i = 0; i < k.paramBytes.size(); ++i) s += (i ? ", " : "") + std::to_string(k.paramBytes[i]);
+    s += "};\n";
+  }
+  s += "const ::kiln::detail::raw_kernel kiln_raw_" + id + " = {\n";
+  s += "  " + quoted(k.name) + ", \"" + k.symbol + "\",\n";
+  s += ptx ? "  reinterpret_cast<const char *>(kiln_ptx),\n" : "  nullptr,\n";
+  s += fatbin ? "  kiln_fatbin, sizeof(kiln_fatbin),\n" : "  nullptr, 0,\n";
+  s += withHost ? "  " + k.symbol + "_host, " + (k.synchronizes ? "nullptr" : k.symbol + "_host_block") + ",\n"
+                : "  nullptr, nullptr,\n";
+  s += "  " + std::to_string(k.paramBytes.size()) + ", " +
+       (k.paramBytes.empty() ? std::string("nullptr") : "kiln_raw_bytes_" + id) + ", " +
+       std::to_string(k.staticSharedBytes) + "u, " + (k.synchronizes ? "true" : "false") + "};\n";
+  return s;
+}
+
 std::string emitKernelTable(const KernelTableInput &in) {
   const auto &kernels = *in.kernels;
-  if (kernels.empty()) return "";
+  static const std::vector<frontend::RawKernelDecl> none;
+  const auto &raw = in.rawKernels ? *in.rawKernels : none;
+  if (kernels.empty() && raw.empty()) return "";
   std::string s = "\n#line 1 \"<kilnc: kernel table>\"\n"
                   "// Kernels compiled by kilnc (docs/kernel-abi.md).\n";
   bool ptx = in.ptx && !in.ptx->empty();
@@ -162,6 +185,10 @@ std::string emitKernelTable(const KernelTableInput &in) {
       s += "void " + k.name + "_contig_host(void **);\n";
       for (int r = 1; r <= 4; ++r) s += "void " + k.name + "_strided" + std::to_string(r) + "_host(void **);\n";
       s += "void " + k.name + "_rows_host(void **);\n";
+    }
+    for (const auto &k : raw) {
+      s += "void " + k.symbol + "_host(void **, ::kiln::detail::raw_thread_ctx *);\n";
+      if (!k.synchronizes) s += "void " + k.symbol + "_host_block(void **, ::kiln::detail::raw_thread_ctx *);\n";
     }
     s += "}\n";
   }
@@ -179,9 +206,12 @@ std::string emitKernelTable(const KernelTableInput &in) {
     s += k.reduction ? reductionEntry(k, id, ptx, fatbin, in.withHost, cluster)
                      : elementwiseEntry(k, id, ptx, fatbin, in.withHost);
   }
+  for (size_t i = 0; i < raw.size(); ++i) s += rawEntry(raw[i], std::to_string(i), ptx, fatbin, in.withHost);
   s += "} // namespace\n";
   for (size_t i = 0; i < kernels.size(); ++i)
     s += kernels[i].accessor + " { return kiln_kernel_" + std::to_string(i) + "; }\n";
+  for (size_t i = 0; i < raw.size(); ++i)
+    s += raw[i].accessor + " { return kiln_raw_" + std::to_string(i) + "; }\n";
   return s;
 }
 

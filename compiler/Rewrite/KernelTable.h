@@ -2,7 +2,7 @@
 //
 // Emits the C++ that defines each kernel of a translation unit: the PTX (and
 // fatbin) as data, declarations of the host variants, and one
-// kiln::detail::fused_kernel object per kernel. The driver appends it to the
+// kiln::detail::fused_kernel (reduction_kernel, raw_kernel) object per kernel. The driver appends it to the
 // rewritten source.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +17,7 @@ namespace kiln::rewrite {
 
 struct KernelTableInput {
   const std::vector<frontend::KernelDecl> *kernels;
+  const std::vector<frontend::RawKernelDecl> *rawKernels = nullptr;
   const std::string *ptx;     ///< empty: no GPU code
   const std::string *ptxSm90 = nullptr; ///< sm_90 variants (clusters); empty/null: none
   const std::vector<std::string> *clusterKernels = nullptr; ///< kernels with `_rrowsc` in ptxSm90

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis/ReductionProgram.h"
+#include "Conversion/RawKernels/RawKernels.h"
 #include "Conversion/ReductionToVariants/ReductionVariants.h"
 #include "Transforms/KernelSignature.h"
 #include "Transforms/Passes.h"
@@ -702,6 +703,8 @@ void registerKilnPasses() {
   registerPass([] { return createFuseKernelsPass(); });
   registerPass([] { return createVerifyFusedKernelsPass(); });
   registerPass([] { return createExpandCombinePass(); });
+  registerPass([] { return createRawKernelsToGPUPass(); });
+  registerPass([] { return createRawKernelsToHostPass(); });
 }
 
 } // namespace kiln

@@ -2,11 +2,13 @@
 //
 // Lowers the host variants to the LLVM dialect, adds the exported
 // `<variant>_host(void **args)` wrappers (cuLaunchKernel's kernelParams
-// packing), makes everything else internal, optimizes for a baseline CPU of
+// packing) and the raw kernels' `(void **args, raw_thread_ctx *ctx)` ones,
+// makes everything else internal, optimizes for a baseline CPU of
 // the host's architecture (no -march=native) and emits an object file.
 //
 //===----------------------------------------------------------------------===//
 #include "Target/Host/EmitHostObject.h"
+#include "Conversion/RawKernels/RawKernels.h"
 #include "Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -53,6 +55,43 @@ void addWrapper(OpBuilder &b, LLVM::LLVMFuncOp callee) {
     Value address = LLVM::LoadOp::create(b, loc, ptr, slot);
     params.push_back(LLVM::LoadOp::create(b, loc, paramType, address));
   }
+  LLVM::CallOp::create(b, loc, callee, params);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+}
+
+/// A raw kernel's host form (Conversion/RawKernels) and its export.
+struct RawHostForm {
+  std::string name, exported;
+  unsigned numParams;
+  bool thread; ///< one thread: the wrapper passes ctx->thread_idx too
+};
+
+/// Adds `<exported>(ptr args, ptr ctx)`: loads the kernel's parameters
+/// through args[i], then calls the form with ctx (and, for the one-thread
+/// form, ctx->thread_idx[0..2]).
+void addRawWrapper(OpBuilder &b, LLVM::LLVMFuncOp callee, const RawHostForm &form) {
+  Location loc = callee.getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr, ptr});
+  auto wrapper = LLVM::LLVMFuncOp::create(b, loc, form.exported, type);
+  Block *entry = wrapper.addEntryBlock(b);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  Value args = entry->getArgument(0), threadCtx = entry->getArgument(1);
+  ArrayRef<Type> paramTypes = callee.getFunctionType().getParams();
+  SmallVector<Value> params;
+  for (unsigned i = 0; i < form.numParams; ++i) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, args, ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+    Value address = LLVM::LoadOp::create(b, loc, ptr, slot);
+    params.push_back(LLVM::LoadOp::create(b, loc, paramTypes[i], address));
+  }
+  params.push_back(threadCtx);
+  if (form.thread)
+    for (int32_t d = 0; d < 3; ++d) {
+      Value at = LLVM::GEPOp::create(b, loc, ptr, b.getI8Type(), threadCtx, ArrayRef<LLVM::GEPArg>{4 * d});
+      params.push_back(LLVM::LoadOp::create(b, loc, b.getI32Type(), at));
+    }
   LLVM::CallOp::create(b, loc, callee, params);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 }
@@ -121,6 +160,7 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
   OwningOpRef<ModuleOp> hostOnly = cast<ModuleOp>(module->clone());
   (*hostOnly)->removeAttr("gpu.container_module");
   SmallVector<std::string> variants;
+  SmallVector<RawHostForm> rawForms;
   for (Operation &op :
        llvm::make_early_inc_range(hostOnly->getBody()->getOperations())) {
     auto func = dyn_cast<func::FuncOp>(op);
@@ -128,9 +168,18 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
       variants.push_back(func.getSymName().str());
       continue;
     }
+    if (auto exported = func ? func->getAttrOfType<StringAttr>(kRawHostAttr) : StringAttr()) {
+      auto numParams = func->getAttrOfType<IntegerAttr>(kRawParamsAttr);
+      unsigned n = numParams ? numParams.getInt() : 0;
+      rawForms.push_back({func.getSymName().str(), exported.str(), n, func.getNumArguments() == n + 4});
+      continue;
+    }
+    // The runtime functions raw kernels call.
+    if (auto decl = dyn_cast<LLVM::LLVMFuncOp>(op); decl && decl.isExternal())
+      continue;
     op.erase();
   }
-  if (variants.empty())
+  if (variants.empty() && rawForms.empty())
     return emitError(loc)
            << "kiln: no host variants to compile (run kiln-generate-variants)";
 
@@ -157,6 +206,13 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
              << "kiln: host variant @" << name << " vanished while lowering";
     callee.setLinkage(LLVM::Linkage::Internal);
     addWrapper(b, callee);
+  }
+  for (const RawHostForm &form : rawForms) {
+    auto callee = hostOnly->lookupSymbol<LLVM::LLVMFuncOp>(form.name);
+    if (!callee)
+      return emitError(loc) << "kiln: raw kernel host form @" << form.name << " vanished while lowering";
+    callee.setLinkage(LLVM::Linkage::Internal);
+    addRawWrapper(b, callee, form);
   }
 
   llvm::LLVMContext llvmContext;

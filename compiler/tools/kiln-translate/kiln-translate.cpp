@@ -6,6 +6,7 @@
 // --fusion-stats the fusion statistics. For lit tests and debugging.
 //
 //===----------------------------------------------------------------------===//
+#include "Conversion/RawKernels/RawKernels.h"
 #include "Pipeline/Pipeline.h"
 #include "Target/Host/EmitHostObject.h"
 #include "Transforms/Passes.h"
@@ -96,6 +97,7 @@ int main(int argc, char **argv) {
       kiln::pipeline::registerPasses();
       mlir::PassManager pm(&context);
       pm.addPass(kiln::createGenerateVariantsPass());
+      pm.addPass(kiln::createRawKernelsToHostPass());
       if (mlir::failed(pm.run(*copy)))
         return 1;
       auto ir = kiln::host::emitHostObject(*copy, optLevel,

@@ -4,8 +4,9 @@
 // compares, pointer indexing, <cmath> as math ops, a helper inlined.
 // RUN: %kilnc --emit=mlir %s -o - | FileCheck %s
 // RUN: %kilnc --emit=mlir %s -o %t.mlir && %kiln-opt %t.mlir -o /dev/null
-// Later stages stop with an error until the lowering lands.
-// RUN: not %kilnc -c %s -o %t.o 2>&1 | FileCheck %s --check-prefix=STAGE
+// The kernel table describes it (kiln::detail::raw_kernel): parameter
+// bytes, no shared memory, no synchronization (so a block host form).
+// RUN: %kilnc --cuda-host-only --emit=cpp %s -o - | FileCheck %s --check-prefix=CPP
 #include <cmath>
 #define KILN_RAWKERNEL [[clang::annotate("kiln.rawkernel")]]
 
@@ -37,4 +38,13 @@ KILN_RAWKERNEL void kernel(float a, const float *x, float *y, long n, unsigned f
 // CHECK: arith.mulf
 // CHECK: math.sqrt
 // CHECK: return
-// STAGE: raw-kernel-form.cpp:14:21: error: KILN_RAWKERNEL functions are translated (kilnc --emit=mlir shows them) but not yet compiled to PTX and host code
+// CPP: #include <kiln/detail/raw_kernel.hpp>
+// CPP: const ::kiln::detail::raw_kernel &__kiln_r_{{[0-9a-f]+}}_0() noexcept;
+// CPP: void [[K:kiln_raw_kernel_form_[0-9a-f]+_kernel_raw[0-9]+]]_host(void **, ::kiln::detail::raw_thread_ctx *);
+// CPP: void [[K]]_host_block(void **, ::kiln::detail::raw_thread_ctx *);
+// CPP: const std::uint8_t kiln_raw_bytes_0[] = {4, 8, 8, 8, 4};
+// CPP: "kernel", "[[K]]",
+// CPP-NEXT: nullptr,
+// CPP-NEXT: nullptr, 0,
+// CPP-NEXT: [[K]]_host, [[K]]_host_block,
+// CPP-NEXT: 5, kiln_raw_bytes_0, 0u, false};
