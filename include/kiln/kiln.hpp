@@ -13,6 +13,7 @@
 #include "kiln/device.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/error.hpp"
+#include "kiln/kernel.hpp"
 #include "kiln/linalg.hpp"
 #include "kiln/memory.hpp"
 #include "kiln/ops.hpp"

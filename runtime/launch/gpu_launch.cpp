@@ -39,6 +39,9 @@ struct gpu_kernel {
   /// Resolved lazily; `block` is written before `function` is published.
   std::atomic<CUfunction> function[num_variants] = {};
   std::atomic<int> block[num_variants] = {};
+  /// Dynamic shared memory each variant was allowed beyond the default
+  /// (launch_entry_3d); 0: the default.
+  std::atomic<unsigned> shared_limit[num_variants] = {};
   /// `<name><suffix>` of each variant, for fault reports (written before
   /// `function` is published).
   std::string names[num_variants];
@@ -303,6 +306,34 @@ void launch_cluster_entry(const kernel_image &image, int ordinal, int slot, cons
   cuda::launched(api, ordinal, e.names[slot].c_str(), static_cast<CUstream>(stream));
 }
 
+void launch_entry_3d(const kernel_image &image, int ordinal, int slot, const char *suffix, raw_dims grid,
+                     raw_dims block, unsigned shared_bytes, void **args, void *stream) {
+  const cuda::driver_api &api = cuda::require_driver();
+  gpu_kernel &e = entry_of(api, image, ordinal);
+  int max_block = default_block;
+  CUfunction f = function_of(api, e, slot, suffix, max_block);
+  constexpr unsigned default_shared = 48 * 1024; // what a function may use without opting in
+  if (shared_bytes > default_shared && shared_bytes > e.shared_limit[slot].load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(insert_mutex);
+    if (shared_bytes > e.shared_limit[slot].load(std::memory_order_relaxed)) {
+      KILN_CU(api, cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+              static_cast<int>(shared_bytes));
+      e.shared_limit[slot].store(shared_bytes, std::memory_order_release);
+    }
+  }
+  CUresult r = api.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes,
+                                  static_cast<CUstream>(stream), args, nullptr);
+  if (r != CUDA_SUCCESS) {
+    auto dims = [](raw_dims d) {
+      return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+    };
+    fail(r, "cuLaunchKernel",
+         " (kernel " + kernel_name(image) + suffix + ", grid " + dims(grid) + ", block " + dims(block) + ", " +
+             std::to_string(shared_bytes) + " bytes of shared memory)");
+  }
+  cuda::launched(api, ordinal, e.names[slot].c_str(), static_cast<CUstream>(stream));
+}
+
 int blocks_per_multiprocessor(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned block,
                               unsigned shared_bytes) {
   const cuda::driver_api &api = cuda::require_driver();
@@ -329,6 +360,22 @@ int compute_capability(int ordinal) {
   if (ordinal >= 0 && ordinal < 64)
     cached[ordinal].store(cc, std::memory_order_relaxed);
   return cc;
+}
+
+int max_shared_per_block(int ordinal) {
+  static std::atomic<int> cached[64] = {};
+  if (ordinal >= 0 && ordinal < 64)
+    if (int n = cached[ordinal].load(std::memory_order_relaxed))
+      return n;
+  const cuda::driver_api &api = cuda::require_driver();
+  CUdevice dev = 0;
+  KILN_CU(api, cuDeviceGet, &dev, ordinal);
+  int n = 0;
+  KILN_CU(api, cuDeviceGetAttribute, &n, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+  n = std::max(n, 48 * 1024); // every GPU since Kepler allows the default
+  if (ordinal >= 0 && ordinal < 64)
+    cached[ordinal].store(n, std::memory_order_relaxed);
+  return n;
 }
 
 int multiprocessor_count(int ordinal) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "kiln/detail/fused.hpp"
+#include "kiln/detail/raw_kernel.hpp"
 
 #include <string>
 
@@ -56,6 +57,14 @@ void launch_entry(const kernel_image &image, int ordinal, int slot, const char *
 void launch_cluster_entry(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned grid,
                           unsigned block, unsigned cluster, unsigned shared_bytes, void **args, void *stream);
 
+/// As launch_entry, over a 3-D grid of 3-D blocks (a raw kernel's launch),
+/// with `shared_bytes` of dynamic shared memory: the function's limit is
+/// raised (never lowered, so concurrent launches of one function stay
+/// valid) when it is above the default 48 KiB. The caller checked the shape
+/// and that `shared_bytes` is within max_shared_per_block().
+void launch_entry_3d(const kernel_image &image, int ordinal, int slot, const char *suffix, raw_dims grid,
+                     raw_dims block, unsigned shared_bytes, void **args, void *stream);
+
 /// Blocks of `block` threads (and `shared_bytes` of dynamic shared memory)
 /// of entry `<name><suffix>` that fit on one multiprocessor at once.
 int blocks_per_multiprocessor(const kernel_image &image, int ordinal, int slot, const char *suffix, unsigned block,
@@ -63,6 +72,10 @@ int blocks_per_multiprocessor(const kernel_image &image, int ordinal, int slot, 
 
 /// Multiprocessors of GPU `ordinal` (cached).
 int multiprocessor_count(int ordinal);
+
+/// The most shared memory one block of GPU `ordinal` may have, opting in
+/// beyond the default 48 KiB (cached).
+int max_shared_per_block(int ordinal);
 
 /// The compute capability of GPU `ordinal` as 10 * major + minor (cached).
 int compute_capability(int ordinal);
