@@ -219,12 +219,11 @@ private:
   void error(SourceLocation loc, const std::string &msg) { diags_.Report(loc, errorId_) << msg; }
 
   /// A KILN_RAWKERNEL function: one `kiln.raw_kernel` function (RawKernelGen.h).
+  /// A template is translated once per instantiation the program makes
+  /// (`kiln::launch(saxpy<float>, ...)`), its pattern not at all.
   void translateRawKernel(const FunctionDecl *fd) {
-    if (fd->isDependentContext() || fd->isTemplateInstantiation()) {
-      if (!fd->isTemplateInstantiation())
-        error(fd->getLocation(), "KILN_RAWKERNEL function templates are not supported yet");
+    if (fd->isDependentContext())
       return;
-    }
     std::string name = "kiln_" + stem_ + "_" + hash_ + "_" + functionName(fd) + "_raw" + std::to_string(fnCounter_++);
     RawKernelInfo info;
     if (!emitRawKernel(result_.module.get(), name, *fd, ctxAST_, [&](SourceLocation at, const std::string &msg) {
@@ -234,7 +233,8 @@ private:
     PresumedLoc p = sm_.getPresumedLoc(sm_.getExpansionLoc(fd->getLocation()));
     RawKernelDecl d;
     d.symbol = name;
-    d.name = fd->getQualifiedNameAsString();
+    llvm::raw_string_ostream nameOS(d.name);
+    fd->getNameForDiagnostic(nameOS, ctxAST_.getPrintingPolicy(), /*Qualified=*/true);
     d.location = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" + std::to_string(p.getColumn());
     d.paramBytes = info.paramBytes;
     d.staticSharedBytes = info.staticSharedBytes;

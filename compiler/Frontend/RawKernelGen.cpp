@@ -29,6 +29,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
@@ -37,6 +38,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <array>
 #include <optional>
 
 using namespace mlir;
@@ -50,6 +52,12 @@ struct LValue {
   Value ptr;
   Type stored;
   bool isBool = false;
+};
+
+/// A `kiln::span<T>` parameter: its two values.
+struct SpanParam {
+  Value data, size;
+  clang::QualType element;
 };
 
 /// Where break, continue and return go.
@@ -69,6 +77,14 @@ public:
                       fd.getReturnType().getAsString() + "'");
     SmallVector<Type> params;
     for (const cl::ParmVarDecl *p : fd.parameters()) {
+      if (cl::QualType elem = spanElement(p->getType()); !elem.isNull()) {
+        // kiln::span<T>: (T *data, int64 size), two parameter values.
+        if (!valueType(elem, p->getLocation()))
+          return false;
+        params.append({ptrType(), b_.getI64Type()});
+        info_.paramBytes.insert(info_.paramBytes.end(), {8, 8});
+        continue;
+      }
       Type t = valueType(p->getType(), p->getLocation());
       if (!t)
         return false;
@@ -80,9 +96,15 @@ public:
     fn->setAttr("kiln.raw_kernel", b_.getUnitAttr());
     entry_ = fn.addEntryBlock();
     b_.setInsertionPointToStart(entry_);
-    for (auto [p, arg] : llvm::zip(fd.parameters(), entry_->getArguments())) {
+    unsigned next = 0;
+    for (const cl::ParmVarDecl *p : fd.parameters()) {
+      if (cl::QualType elem = spanElement(p->getType()); !elem.isNull()) {
+        spans_[p] = {entry_->getArgument(next), entry_->getArgument(next + 1), elem};
+        next += 2;
+        continue;
+      }
       LValue slot = local(p->getType(), p->getLocation());
-      store(slot, arg, loc(p->getLocation()));
+      store(slot, entry_->getArgument(next++), loc(p->getLocation()));
       vars_[p] = slot;
     }
     exit_ = new Block();
@@ -149,6 +171,54 @@ private:
 
   /// How a value of `t` is stored in memory (bool as a byte).
   Type storedType(Type t) { return t.isInteger(1) ? b_.getI8Type() : t; }
+
+  /// T of `kiln::span<T>` (also const and by reference), else null.
+  static cl::QualType spanElement(cl::QualType q) {
+    q = q.getNonReferenceType().getCanonicalType();
+    const auto *spec = dyn_cast_or_null<cl::ClassTemplateSpecializationDecl>(q->getAsCXXRecordDecl());
+    if (!spec || spec->getName() != "span" || spec->getTemplateArgs().size() != 1)
+      return {};
+    const auto *ns = dyn_cast<cl::NamespaceDecl>(spec->getDeclContext());
+    if (!ns || ns->getName() != "kiln" || !isa<cl::TranslationUnitDecl>(ns->getDeclContext()))
+      return {};
+    return spec->getTemplateArgs()[0].getAsType();
+  }
+
+  /// The span parameter `e` names, or null.
+  const SpanParam *spanOf(const cl::Expr *e) {
+    const auto *ref = dyn_cast<cl::DeclRefExpr>(e->IgnoreParenImpCasts());
+    auto it = ref ? spans_.find(ref->getDecl()) : spans_.end();
+    return it == spans_.end() ? nullptr : &it->second;
+  }
+
+  /// s[i] on a span parameter: the element's place.
+  std::optional<LValue> spanSubscript(const cl::Expr *e, Location l) {
+    const auto *op = dyn_cast<cl::CXXOperatorCallExpr>(e);
+    if (!op || op->getOperator() != cl::OO_Subscript || op->getNumArgs() != 2)
+      return std::nullopt;
+    const SpanParam *span = spanOf(op->getArg(0));
+    if (!span)
+      return std::nullopt;
+    Value index = rvalue(op->getArg(1));
+    if (!index)
+      return LValue{};
+    return element(span->data, index, op->getArg(1)->getType(), span->element, l);
+  }
+
+  /// s.size() and s.data() on a span parameter, or null.
+  Value spanMember(const cl::CallExpr *call) {
+    const auto *mc = dyn_cast<cl::CXXMemberCallExpr>(call);
+    const SpanParam *span = mc ? spanOf(mc->getImplicitObjectArgument()) : nullptr;
+    if (!span)
+      return {};
+    std::string method = mc->getMethodDecl()->getNameAsString();
+    if (method == "size")
+      return span->size;
+    if (method == "data")
+      return span->data;
+    fail(call->getExprLoc(), "kiln::span has size(), data() and [] in a KILN_RAWKERNEL function, not '" + method + "'");
+    return {};
+  }
 
   LValue local(cl::QualType q, cl::SourceLocation at) {
     Type t = valueType(q, at);
@@ -222,6 +292,12 @@ private:
         if (vd->isStaticLocal())
           return fail(vd->getLocation(), "static local variables are not supported in a KILN_RAWKERNEL function "
                                          "(use kiln::shared_array for memory a block shares)");
+        if (isDim3(vd->getType())) {
+          // `auto t = kiln::thread_idx();`: the three coordinates, read-only.
+          if (!dim3Local(vd))
+            return false;
+          continue;
+        }
         LValue slot = local(vd->getType(), vd->getLocation());
         if (!slot.ptr)
           return false;
@@ -479,6 +555,8 @@ private:
   LValue lvalue(const cl::Expr *e) {
     e = e->IgnoreParens();
     Location l = loc(e->getExprLoc());
+    if (std::optional<LValue> lv = spanSubscript(e, l))
+      return *lv;
     if (const auto *ref = dyn_cast<cl::DeclRefExpr>(e)) {
       auto it = vars_.find(ref->getDecl());
       if (it != vars_.end())
@@ -714,9 +792,20 @@ private:
       store(lv, now, l);
       return uo->isPrefix() ? now : old;
     }
-    case cl::UO_AddrOf:
-      fail(uo->getExprLoc(), "taking an address ('&') is not supported in a KILN_RAWKERNEL function");
-      return {};
+    case cl::UO_AddrOf: {
+      // &p[i] and &*p name memory the pointer already reaches (atomics take
+      // them); the address of a local or parameter is not supported.
+      const cl::Expr *place = uo->getSubExpr()->IgnoreParens();
+      bool memory = isa<cl::ArraySubscriptExpr>(place) ||
+                    (isa<cl::UnaryOperator>(place) && cast<cl::UnaryOperator>(place)->getOpcode() == cl::UO_Deref) ||
+                    (isa<cl::CXXOperatorCallExpr>(place) && spanOf(cast<cl::CXXOperatorCallExpr>(place)->getArg(0)));
+      if (!memory) {
+        fail(uo->getExprLoc(), "taking the address ('&') of a local, a parameter or a built-in is not supported in a "
+                               "KILN_RAWKERNEL function (&p[i] of a pointer or span element is)");
+        return {};
+      }
+      return lvalue(place).ptr;
+    }
     default:
       break;
     }
@@ -747,7 +836,40 @@ private:
     return arith::IndexCastUIOp::create(b_, l, b_.getI32Type(), v);
   }
 
+  /// `kiln::dim3`, the type of thread_idx() and friends.
+  static bool isDim3(cl::QualType q) {
+    const auto *rd = q.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+    const auto *ns = rd ? dyn_cast<cl::NamespaceDecl>(rd->getDeclContext()) : nullptr;
+    return ns && rd->getName() == "dim3" && ns->getName() == "kiln" && isa<cl::TranslationUnitDecl>(ns->getDeclContext());
+  }
+
+  /// A local kiln::dim3 initialized by a built-in (or another such local).
+  bool dim3Local(const cl::VarDecl *vd) {
+    const cl::Expr *init = vd->getInit() ? vd->getInit()->IgnoreImplicit() : nullptr;
+    if (const auto *ctor = dyn_cast_or_null<cl::CXXConstructExpr>(init); ctor && ctor->getNumArgs() == 1)
+      init = ctor->getArg(0)->IgnoreImplicit();
+    if (const auto *ref = dyn_cast_or_null<cl::DeclRefExpr>(init); ref && dims_.count(ref->getDecl())) {
+      dims_[vd] = dims_[ref->getDecl()];
+      return true;
+    }
+    const auto *call = dyn_cast_or_null<cl::CallExpr>(init);
+    std::string fn = call ? kilnName(call->getDirectCallee()) : "";
+    if (fn != "thread_idx" && fn != "block_idx" && fn != "block_dim" && fn != "grid_dim")
+      return fail(vd->getLocation(), "a kiln::dim3 local is initialized by kiln::thread_idx(), block_idx(), "
+                                     "block_dim() or grid_dim() in a KILN_RAWKERNEL function");
+    Location l = loc(vd->getLocation());
+    auto &xyz = dims_[vd];
+    const StringRef fields[] = {"x", "y", "z"};
+    for (int i = 0; i < 3; ++i)
+      xyz[i] = dimension(fn, fields[i], l);
+    return true;
+  }
+
   Value member(const cl::MemberExpr *me, Location l) {
+    if (const auto *ref = dyn_cast<cl::DeclRefExpr>(me->getBase()->IgnoreImplicit()); ref && dims_.count(ref->getDecl())) {
+      StringRef field = me->getMemberDecl()->getName();
+      return dims_[ref->getDecl()][field == "x" ? 0 : field == "y" ? 1 : 2];
+    }
     const auto *call = dyn_cast<cl::CallExpr>(me->getBase()->IgnoreImplicit());
     std::string fn = call ? kilnName(call->getDirectCallee()) : "";
     if (fn == "thread_idx" || fn == "block_idx" || fn == "block_dim" || fn == "grid_dim")
@@ -774,6 +896,10 @@ private:
   }
 
   Value callValue(const cl::CallExpr *call, Location l, bool allowVoid = false) {
+    if (std::optional<LValue> lv = spanSubscript(call, l))
+      return lv->ptr ? load(*lv, l) : Value();
+    if (isa<cl::CXXMemberCallExpr>(call) && spanOf(cast<cl::CXXMemberCallExpr>(call)->getImplicitObjectArgument()))
+      return spanMember(call);
     const cl::FunctionDecl *callee = call->getDirectCallee();
     if (!callee) {
       fail(call->getExprLoc(), "only direct calls are supported in a KILN_RAWKERNEL function (no function "
@@ -825,6 +951,14 @@ private:
       return atomic(fn, call, l);
     if (fn == "shfl" || fn == "shfl_up" || fn == "shfl_down" || fn == "shfl_xor")
       return shuffle(fn, call, l);
+    if (fn == "ballot" && call->getNumArgs() == 1) {
+      Value p = rvalue(call->getArg(0));
+      if (!p)
+        return {};
+      p = convert(p, call->getArg(0)->getType(), ast_.BoolTy, l);
+      info_.synchronizes = true;
+      return BallotOp::create(b_, l, b_.getI32Type(), p);
+    }
     fail(call->getExprLoc(), "kiln::" + fn + " is not supported in a KILN_RAWKERNEL function yet");
     return {};
   }
@@ -1005,6 +1139,8 @@ private:
   RawKernelInfo &info_;
   Block *entry_ = nullptr, *exit_ = nullptr;
   llvm::DenseMap<const cl::Decl *, LValue> vars_;
+  llvm::DenseMap<const cl::Decl *, SpanParam> spans_; ///< kiln::span parameters
+  llvm::DenseMap<const cl::Decl *, std::array<Value, 3>> dims_; ///< kiln::dim3 locals
   std::vector<const cl::FunctionDecl *> inlining_;
   std::vector<std::pair<Block *, LValue>> returnTo_;
   std::uint64_t sharedBytes_ = 0;

@@ -13,6 +13,7 @@
 //   segment width in the clamp operand ((32 - width) << 8 | clamp), as
 //   __shfl_*_sync does; a source outside the segment gives the lane its own
 //   value, so the op's `valid` result is true.
+// * kiln.ballot becomes vote.sync.ballot over the full warp.
 //
 //===----------------------------------------------------------------------===//
 #include "Conversion/RawKernels/RawKernels.h"
@@ -86,6 +87,15 @@ void lowerShuffle(gpu::ShuffleOp op) {
   op.erase();
 }
 
+void lowerBallot(BallotOp op) {
+  OpBuilder b(op);
+  Value all = arith::ConstantOp::create(b, op.getLoc(), b.getI32IntegerAttr(-1));
+  Value mask = NVVM::VoteSyncOp::create(b, op.getLoc(), b.getI32Type(), all, op.getPredicate(),
+                                        NVVM::VoteSyncKind::ballot);
+  op.replaceAllUsesWith(mask);
+  op.erase();
+}
+
 struct RawKernelsToGPUPass : PassWrapper<RawKernelsToGPUPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RawKernelsToGPUPass)
   StringRef getArgument() const final { return "kiln-raw-kernels-to-gpu"; }
@@ -126,6 +136,7 @@ struct RawKernelsToGPUPass : PassWrapper<RawKernelsToGPUPass, OperationPass<Modu
       });
       kernel.walk(lowerSharedMemory);
       kernel.walk(lowerShuffle);
+      kernel.walk(lowerBallot);
     }
   }
 };

@@ -11,7 +11,8 @@
 // * kiln.shared_memory {offset}: ctx->shared + offset.
 // * gpu.barrier: kiln_raw_syncthreads(ctx); gpu.shuffle: kiln_raw_shfl(ctx,
 //   bits, mode, offset, width) (CUDA's segment width; the runtime gives a
-//   lane outside its segment its own value, so `valid` is true).
+//   lane outside its segment its own value, so `valid` is true);
+//   kiln.ballot: kiln_raw_ballot(ctx, predicate).
 //
 // A kernel that does not synchronize also gets `@<kernel>_block(params...,
 // %ctx)`: every thread of the block in order, x fastest. Target/Host
@@ -36,6 +37,7 @@ namespace {
 
 constexpr llvm::StringLiteral kSyncthreads = "kiln_raw_syncthreads";
 constexpr llvm::StringLiteral kShuffle = "kiln_raw_shfl";
+constexpr llvm::StringLiteral kBallot = "kiln_raw_ballot";
 
 /// The runtime's entry points, declared once.
 void declareRuntime(ModuleOp module) {
@@ -46,6 +48,8 @@ void declareRuntime(ModuleOp module) {
   auto voidType = LLVM::LLVMVoidType::get(ctx);
   if (!module.lookupSymbol(kSyncthreads))
     LLVM::LLVMFuncOp::create(b, module.getLoc(), kSyncthreads, LLVM::LLVMFunctionType::get(voidType, {ptr}));
+  if (!module.lookupSymbol(kBallot))
+    LLVM::LLVMFuncOp::create(b, module.getLoc(), kBallot, LLVM::LLVMFunctionType::get(i32, {ptr, i32}));
   if (!module.lookupSymbol(kShuffle))
     LLVM::LLVMFuncOp::create(b, module.getLoc(), kShuffle,
                              LLVM::LLVMFunctionType::get(i64, {ptr, i64, i32, i32, i32}));
@@ -83,7 +87,7 @@ public:
     SmallVector<Operation *> builtins;
     f_.walk([&](Operation *op) {
       if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp, gpu::LaneIdOp, gpu::BarrierOp,
-              gpu::ShuffleOp, SharedMemoryOp>(op))
+              gpu::ShuffleOp, SharedMemoryOp, BallotOp>(op))
         builtins.push_back(op);
     });
     for (Operation *op : builtins) {
@@ -112,6 +116,11 @@ private:
     }
     if (auto s = dyn_cast<gpu::ShuffleOp>(op))
       return shuffle(s);
+    if (auto ballot = dyn_cast<BallotOp>(op)) {
+      Value p = arith::ExtUIOp::create(b_, loc, b_.getI32Type(), ballot.getPredicate());
+      return replace(op, LLVM::CallOp::create(b_, loc, TypeRange{b_.getI32Type()}, kBallot, ValueRange{ctx_, p})
+                             .getResult());
+    }
     auto shared = cast<SharedMemoryOp>(op);
     Value base = ctxField(b_, loc, ctx_, rawctx::shared, shared.getType());
     replace(op, LLVM::GEPOp::create(b_, loc, shared.getType(), b_.getI8Type(), base,

@@ -1,7 +1,7 @@
 // Constructs outside a KILN_RAWKERNEL function's subset: a clang-style
 // error at each, saying what is not supported; kilnc exits 1.
 // RUN: not %kilnc --emit=mlir %s -o %t 2>&1 | FileCheck %s
-#define KILN_RAWKERNEL [[clang::annotate("kiln.rawkernel")]]
+#include <kiln/kernel.hpp>
 
 KILN_RAWKERNEL int returns_value(int *p) { return p[0]; }
 // CHECK: raw-kernel.cpp:[[@LINE-1]]:16: error: a KILN_RAWKERNEL function returns void (it writes its results through pointers), not 'int'
@@ -23,7 +23,7 @@ KILN_RAWKERNEL void address_of(int *p) {
   int *q = &v;
   p[0] = q[0];
 }
-// CHECK: raw-kernel.cpp:[[@LINE-3]]:12: error: taking an address ('&') is not supported in a KILN_RAWKERNEL function
+// CHECK: raw-kernel.cpp:[[@LINE-3]]:12: error: taking the address ('&') of a local, a parameter or a built-in is not supported in a KILN_RAWKERNEL function (&p[i] of a pointer or span element is)
 
 int global_counter;
 KILN_RAWKERNEL void reads_global(int *p) { p[0] = global_counter; }
@@ -53,3 +53,9 @@ KILN_RAWKERNEL void allocates(int *p) {
   p[0] = q[0];
 }
 // CHECK: raw-kernel.cpp:[[@LINE-3]]:12: error: 'new' and 'delete' are not supported in a KILN_RAWKERNEL function
+
+KILN_RAWKERNEL void dim3_from_value(int *p) {
+  kiln::dim3 d{};
+  p[0] = d.x;
+}
+// CHECK: raw-kernel.cpp:[[@LINE-3]]:14: error: a kiln::dim3 local is initialized by kiln::thread_idx(), block_idx(), block_dim() or grid_dim() in a KILN_RAWKERNEL function

@@ -89,4 +89,21 @@ def Kiln_SharedMemoryOp : Kiln_Op<"shared_memory", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($address)";
 }
 
+def Kiln_BallotOp : Kiln_Op<"ballot"> {
+  let summary = "the warp's predicates as a bit mask";
+  let description = [{
+    In a raw kernel, CUDA's `__ballot_sync(0xffffffff, predicate)`: bit i of
+    the result is lane i's predicate, every lane of the warp taking part.
+    The PTX lowering is `vote.sync.ballot`; the host lowering calls the
+    runtime, which exchanges the predicates between the warp's threads.
+
+    ```mlir
+    %mask = kiln.ballot %p : i32
+    ```
+  }];
+  let arguments = (ins I1:$predicate);
+  let results = (outs I32:$mask);
+  let assemblyFormat = "$predicate attr-dict `:` type($mask)";
+}
+
 #endif // KILN_DIALECT_KILN_OPS
