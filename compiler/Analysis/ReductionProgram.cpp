@@ -228,6 +228,9 @@ FailureOr<ReductionProgram> analyzeReductionProgram(func::FuncOp func) {
       s.shapeInputs |= static_cast<std::uint64_t>(written.getInt());
   }
   p.mapInputs = p.keptOutput ? 0 : inputsOf(p.result, /*throughStages=*/false);
+  p.mapShapeInputs = p.mapInputs;
+  if (auto written = func->getAttrOfType<IntegerAttr>(kMapShapeInputsAttr); written && !p.keptOutput)
+    p.mapShapeInputs |= static_cast<std::uint64_t>(written.getInt());
   if (p.numFull() > 64)
     return fail(func, "more than 64 full-space inputs");
   return p;

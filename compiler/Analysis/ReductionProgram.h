@@ -44,6 +44,10 @@ struct ReductionProgram {
   llvm::SmallVector<ReductionStage> stages; ///< in the function's order
   unsigned numLevels = 0;
   std::uint64_t mapInputs = 0; ///< full inputs the result reads outside stages
+  /// Full inputs the output map's operands are computed from in the source
+  /// (kiln.map_shape_inputs as the frontend wrote it, with mapInputs): they
+  /// shape NumPy's result even where reads of them folded away.
+  std::uint64_t mapShapeInputs = 0;
 
   unsigned numFull() const { return fullTypes.size(); }
   unsigned numKept() const { return keptTypes.size(); }

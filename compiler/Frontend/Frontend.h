@@ -36,6 +36,7 @@ struct ReductionDescriptor {
   std::vector<Stage> stages;
   unsigned numLevels = 0;
   unsigned long long mapInputs = 0; ///< full inputs the output map reads
+  unsigned long long mapShapeInputs = 0; ///< full inputs NumPy's output-map operands are computed from
   std::string emptyError;           ///< NumPy's message for an empty axis, or ""
   unsigned vectorWidth = 1;
   bool singleAxis = false;          ///< argmax/argmin inside: one axis or all

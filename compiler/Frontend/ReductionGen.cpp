@@ -73,6 +73,8 @@ public:
     b_.setInsertionPointToEnd(module_.getBody());
     auto fn = func::FuncOp::create(b_, loc, name, b_.getFunctionType(args, {result}));
     fn->setAttr(kReductionKernelAttr, b_.getUnitAttr());
+    if (!keptResult)
+      fn->setAttr(kMapShapeInputsAttr, b_.getI64IntegerAttr(static_cast<std::int64_t>(mapLeaves(g_.rootNode))));
     entry_ = fn.addEntryBlock();
     b_.setInsertionPointToStart(entry_);
     Value c0 = arith::ConstantIndexOp::create(b_, loc, 0), c1 = arith::ConstantIndexOp::create(b_, loc, 1);
@@ -96,6 +98,21 @@ private:
   }
 
   bool isLeaf(const Node *n) const { return n->kind == Node::Kind::Input || g_.cuts.count(n); }
+
+  /// The full inputs (bits) that are leaves of `n` outside its reductions:
+  /// what shapes NumPy's value of `n`, whatever the element math folds.
+  std::uint64_t mapLeaves(const Node *n) const {
+    if (isLeaf(n) && n != g_.rootNode) {
+      auto it = g_.inputIndex.find(n);
+      return it == g_.inputIndex.end() ? 0 : std::uint64_t(1) << it->second;
+    }
+    if (n->kind == Node::Kind::Reduce)
+      return 0;
+    std::uint64_t mask = 0;
+    for (const Node *c : n->operands)
+      mask |= mapLeaves(c);
+    return mask;
+  }
   bool isKept(const Node *n) const { return g_.keptSpace.count(n); }
 
   /// The tensor holding array node `n`: leaves in the space asked for,

@@ -141,6 +141,7 @@ FailureOr<frontend::ReductionDescriptor> reductionDescriptor(ModuleOp fusedModul
   }
   d.numLevels = program->numLevels;
   d.mapInputs = program->mapInputs;
+  d.mapShapeInputs = program->mapShapeInputs;
   d.vectorWidth = program->vectorWidth();
   return d;
 }

@@ -140,7 +140,8 @@ static std::string reductionEntry(const frontend::KernelDecl &k, const std::stri
        std::to_string(d.mapInputs) + "ull,\n";
   s += "  " + (d.emptyError.empty() ? std::string("nullptr") : quoted(d.emptyError)) + ", " +
        std::to_string(d.vectorWidth) + ", " + (d.singleAxis ? "true" : "false") + ",\n";
-  s += ptxSm90 ? "  reinterpret_cast<const char *>(kiln_ptx_sm90)};\n" : "  nullptr};\n";
+  s += ptxSm90 ? "  reinterpret_cast<const char *>(kiln_ptx_sm90),\n" : "  nullptr,\n";
+  s += "  " + std::to_string(d.mapShapeInputs) + "ull};\n";
   return s;
 }
 

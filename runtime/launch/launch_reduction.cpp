@@ -525,7 +525,7 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
         return false;
     }
     for (std::size_t i = 0; i < inputs.size(); ++i)
-      if ((k.map_inputs >> i & 1) && extent_at(*inputs[i], rank, d) != S[d])
+      if (((k.map_inputs | k.map_shape_inputs) >> i & 1) && extent_at(*inputs[i], rank, d) != S[d])
         return false;
   }
   // The kept shape (NumPy's result shape of the reductions).
@@ -561,7 +561,7 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
   if (!k.kept_output) {
     std::size_t r = keptShape.size();
     for (std::size_t i = 0; i < inputs.size(); ++i)
-      if (k.map_inputs >> i & 1)
+      if ((k.map_inputs | k.map_shape_inputs) >> i & 1)
         r = std::max(r, inputs[i]->shape().size());
     if (r < rank)
       resultShape = shape(std::span<const std::int64_t>(S.data() + (rank - r), r));

@@ -250,6 +250,24 @@ void folded_reductions() {
     std::printf("FAIL min(a) != mean(b, -1): rank %zu, NumPy 0\n", r8.shape().size());
     ++failures;
   }
+  // imag(i % i) != 7 folds to true but is shaped like i, (16, 1): the
+  // result is too; the kernel's output map took the reduction's full
+  // space's rank and raised "cannot reshape" (campaign seed 5030 #63).
+  auto i10 = rng.integers<std::int8_t>(-5, 6, {16, 1});
+  auto u10 = rng.integers<std::uint8_t>(0, 3, {16, 16});
+  auto r10 = (kiln::imag(i10 % i10) != 7) * kiln::prod((i10 > -3) == kiln::maximum(u10, i10));
+  std::vector<std::int8_t> hi = i10.to_vector();
+  std::vector<std::uint8_t> hu10 = u10.to_vector();
+  double p10 = 1;
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 16; ++c)
+      p10 *= (hi[r] > -3) == (std::max<int>(hu10[r * 16 + c], hi[r]));
+  expect("(imag(i % i) != 7) * prod(...)", r10, 16, [&](auto) { return C(p10); }, 0);
+  ++checks;
+  if (r10.shape() != kiln::shape{16, 1}) {
+    std::printf("FAIL (imag(i %% i) != 7) * prod(...): shape %s, NumPy (16, 1)\n", kiln::to_string(r10.shape()).c_str());
+    ++failures;
+  }
 }
 
 /// Every complex function and operator on the grid of special parts, as

@@ -85,6 +85,10 @@ struct reduction_kernel {
   /// PTX for sm_90 with `<name>_rrowsc` (rows across a thread-block cluster),
   /// or nullptr.
   const char *ptx_sm90 = nullptr;
+  /// Bit i: full input i shapes the output map's operands (NumPy's result
+  /// shape) though the compiler may have folded its reads away:
+  /// `(imag(i % i) != 7) * prod(x)` is shaped like i.
+  std::uint64_t map_shape_inputs = 0;
 };
 
 /// Runs `k` (reductions over `ax`, `keepdims`) on `inputs` (full space) and

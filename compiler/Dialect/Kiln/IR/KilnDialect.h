@@ -38,6 +38,9 @@ inline constexpr llvm::StringLiteral kReductionKernelAttr = "kiln.reduction_kern
 /// shape is their broadcast even after fusion folds some of them away
 /// (`mean(imag(i - f))` reads nothing once imag of a real is folded to 0).
 inline constexpr llvm::StringLiteral kShapeInputsAttr = "kiln.shape_inputs";
+/// On a reduction kernel function: bit i set when full input i is a leaf of
+/// the source's output map (outside its reductions), read or folded.
+inline constexpr llvm::StringLiteral kMapShapeInputsAttr = "kiln.map_shape_inputs";
 
 /// The number of `values` operands kiln.combine of `kind` takes.
 unsigned combinerValueArity(CombinerKind kind);
