@@ -17,9 +17,12 @@ for src in examples/*.cpp; do # examples are built as <name>
   name=$(basename "$src" .cpp)
   cp "$build/examples/$name" ".carry/bin/example_$name"
 done
+# The raw-kernel benchmark's peers: the same kernels in CUDA C, nvcc -O3.
+nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
+"$nvcc" -O3 -arch=sm_90 -o .carry/bin/bench_raw_nvcc benchmarks/raw_kernels_nvcc.cu
 strip .carry/bin/* 2>/dev/null || true
 # The benchmarks device-check.sh runs (with benchmarks/*.py, which travel with the tree).
-for b in bench_elementwise bench_reductions bench_host_reductions bench_runtime bench_launch_overhead; do
+for b in bench_elementwise bench_reductions bench_host_reductions bench_runtime bench_launch_overhead bench_raw_kernels bench_raw_nvcc; do
   [ -x ".carry/bin/$b" ] || { echo "device-build: $b was not built" >&2; exit 1; }
 done
 # A differential batch against NumPy, built by this kilnc with its answers

@@ -5,7 +5,7 @@
 # on the examples and GPU tests (racecheck, synccheck and initcheck on the
 # examples and the reduction and elementwise suites), the difftest batch, then the benchmarks side by side with CuPy and
 # PyTorch, and the host backend's reductions beside NumPy. Ends with a short
-# table. Usage: scripts/device-check.sh [--no-bench | --bench-only]
+# table. Usage: scripts/device-check.sh [--no-bench | --bench-only | --raw]
 # (PEERS_NO_COMPILE=1 skips torch.compile in peers_reductions.py.)
 set -u
 cd "$(dirname "$0")/.."
@@ -28,6 +28,44 @@ bench() { # name, command...: output shown and kept in $out/name.jsonl; a nonzer
 
 nvidia-smi -L || true
 export KILN_DEVICE=${KILN_DEVICE:-cuda}
+
+# Raw kernels beside the same CUDA C from nvcc -O3, in one run: each Kiln
+# kernel's time over nvcc's (>= 0.97 is the goal) and the host cost of a launch.
+raw_bench() {
+  [ -x "$bin/bench_raw_kernels" ] && [ -x "$bin/bench_raw_nvcc" ] || return 0
+  { "$bin/bench_raw_kernels"; "$bin/bench_raw_nvcc"; } | tee "$out/raw.log"
+  python3 - "$out/raw.log" <<'PY' | tee "$out/raw_report.md"
+import json, sys
+rows = {}
+for line in open(sys.argv[1]):
+    if line.startswith("{"):
+        r = json.loads(line)
+        if "name" in r:
+            rows[r["name"]] = r
+print("| raw kernel | Kiln | nvcc -O3 | Kiln / nvcc |\n|---|---|---|---|")
+for k in ("saxpy", "block_sum"):
+    a, b = rows.get(k + ".kiln"), rows.get(k + ".nvcc")
+    if a and b:
+        print(f"| {k} | {a['gbps']:.0f} GB/s | {b['gbps']:.0f} GB/s | {b['ms'] / a['ms']:.3f} |")
+a, b = rows.get("launch_host_us.kiln"), rows.get("launch_host_us.nvcc")
+if a and b:
+    print(f"| launch, host cost | {a['us']:.2f} us | {b['us']:.2f} us | |")
+PY
+}
+
+# --raw: only the raw kernels (their unit tests, end-to-end program with the
+# sanitizers, benchmark), for a short device call.
+if [ "${1:-}" = "--raw" ]; then
+  for t in "$bin"/unit_runtime_raw*; do [ -x "$t" ] && run "$(basename "$t")" "$t" --gtest_brief=1; done
+  run e2e_raw_kernels "$bin/e2e_raw_kernels"
+  for tool in memcheck racecheck synccheck initcheck; do
+    run "$tool.e2e_raw_kernels" timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/e2e_raw_kernels"
+  done
+  raw_bench
+  [ -n "${OUT:-}" ] && cp "$out"/*.log "$out"/raw_report.md "$OUT"/ 2>/dev/null
+  printf '%s\n' "${status[@]}"
+  exit $fail
+fi
 
 if [ "${1:-}" != "--bench-only" ]; then
 for t in "$bin"/unit_*; do
@@ -54,7 +92,8 @@ if command -v compute-sanitizer >/dev/null; then
   # (the reductions) and every elementwise operation.
   for tool in racecheck synccheck initcheck; do
     extra=() # (initcheck's --track-unused-memory would report the pool's rounding slack)
-    for e in "$bin"/example_* "$bin"/e2e_reductions_fused "$bin"/e2e_ops_float "$bin"/e2e_difftest_regressions; do
+    for e in "$bin"/example_* "$bin"/e2e_reductions_fused "$bin"/e2e_ops_float "$bin"/e2e_difftest_regressions \
+      "$bin"/e2e_raw_kernels; do
       [ -x "$e" ] && run "$tool.$(basename "$e")" timeout 240 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 "$e"
     done
   done
@@ -80,6 +119,7 @@ if [ "${1:-}" != "--no-bench" ]; then
   bench host_peers env PYTHONUNBUFFERED=1 python3 benchmarks/host_peers.py
   python3 benchmarks/report.py "$out"/*.jsonl | tee "$out/report.md"
 fi
+if [ "${1:-}" != "--no-bench" ]; then raw_bench; fi
 
 if [ -n "${OUT:-}" ]; then
   cp "$out"/*.jsonl "$out"/report.md "$OUT"/ 2>/dev/null
