@@ -98,16 +98,18 @@ private:
   }
 
   bool isLeaf(const Node *n) const { return n->kind == Node::Kind::Input || g_.cuts.count(n); }
+  std::uint64_t operandLeaves_ = 0; ///< mapLeaves of the reduction being emitted
 
-  /// The full inputs (bits) that are leaves of `n` outside its reductions:
-  /// what shapes NumPy's value of `n`, whatever the element math folds.
+  /// The full inputs (bits) that shape NumPy's value of `n`, whatever the
+  /// element math folds: its leaves, and through a reduction with keepdims
+  /// (whose result keeps its operand's rank) that operand's.
   std::uint64_t mapLeaves(const Node *n) const {
     if (isLeaf(n) && n != g_.rootNode) {
       auto it = g_.inputIndex.find(n);
       return it == g_.inputIndex.end() ? 0 : std::uint64_t(1) << it->second;
     }
     if (n->kind == Node::Kind::Reduce)
-      return 0;
+      return n->keepdims.kind == KeepdimsSpec::Kind::Constant && n->keepdims.value ? mapLeaves(n->operands[0]) : 0;
     std::uint64_t mask = 0;
     for (const Node *c : n->operands)
       mask |= mapLeaves(c);
@@ -258,7 +260,8 @@ private:
           };
           SmallVector<Value> values = map(sb, x, index);
           auto combine = CombineOp::create(rb, rl, kind, args.drop_front(1), values);
-          combine->setAttr(kShapeInputsAttr, rb.getI64IntegerAttr(static_cast<std::int64_t>(fullInputsOf(src))));
+          combine->setAttr(kShapeInputsAttr,
+                           rb.getI64IntegerAttr(static_cast<std::int64_t>(fullInputsOf(src) | operandLeaves_)));
           linalg::YieldOp::create(rb, rl, combine.getResults());
         });
     return SmallVector<Value>(gen.getResults());
@@ -296,6 +299,9 @@ private:
     Value src = tensorOf(operand, /*keptSpace=*/false);
     if (!src)
       return {};
+    // The operand's leaves shape NumPy's operand even where its element math
+    // folds to a constant (`any(imag(b), -1, true)` of a bool b).
+    operandLeaves_ = mapLeaves(&operand);
     auto typeOf = [&](ElementType t) { return valueType(*ctx, t); };
     auto castTo = [&](ElementType t) -> ElementMap {
       return [=](ScalarBuilder &sb, Value x, const std::function<Value()> &) -> SmallVector<Value> {

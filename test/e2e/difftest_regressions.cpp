@@ -268,6 +268,19 @@ void folded_reductions() {
     std::printf("FAIL (imag(i %% i) != 7) * prod(...): shape %s, NumPy (16, 1)\n", kiln::to_string(r10.shape()).c_str());
     ++failures;
   }
+  // imag(b) of a bool folds to false, but any(imag(b), -1, true) keeps b's
+  // rank, and so does the mean over it: its axis -1 was numbered on rank 0
+  // (campaign seed 5021 #9).
+  auto b11 = rng.random<double>({5, 16}) > 0.5;
+  auto i11 = rng.integers<std::int64_t>(2, 5, {5, 16});
+  auto r11 = kiln::mean(kiln::maximum(kiln::any(kiln::imag(b11), -1, true), kiln::all(i11) == 3.0), -1, true);
+  expect("mean(maximum(any(imag(b), -1, true), all(i) == 3), -1, true)", r11, 5, [](auto) { return C(0); }, 0);
+  ++checks;
+  if (r11.shape() != kiln::shape{5, 1}) {
+    std::printf("FAIL mean(maximum(any(imag(b), -1, true), ...)): shape %s, NumPy (5, 1)\n",
+                kiln::to_string(r11.shape()).c_str());
+    ++failures;
+  }
 }
 
 /// Every complex function and operator on the grid of special parts, as
