@@ -257,34 +257,41 @@ template <class T> inline constexpr bool is_raw_array = false;
 template <element E> inline constexpr bool is_raw_array<array<E>> = true;
 
 /// Checks, at compile time, argument number I (type A) for its parameter
-/// of type P; the compiler's notes name I, P and A.
+/// of type P; the compiler's notes name I, P and A. Returns false (after
+/// the static_assert's message) so that nothing more is instantiated.
 template <std::size_t I, class P, class A> constexpr bool raw_argument_fits() {
-  static_assert(!std::is_reference_v<P>, "kiln::launch: a KILN_RAWKERNEL function takes its parameters by value");
-  if constexpr (std::is_pointer_v<P>) {
-    if constexpr (is_raw_array<A>)
-      static_assert(std::is_same_v<typename A::value_type, std::remove_cv_t<std::remove_pointer_t<P>>>,
-                    "kiln::launch: a kiln::array passed for a pointer parameter must have exactly the parameter's "
-                    "element type (kiln::array<float> for float * or const float *)");
-    else
-      static_assert(std::is_convertible_v<const A &, P>,
-                    "kiln::launch: a pointer parameter takes a kiln::array of its element type or a pointer that "
-                    "converts to it");
+  if constexpr (std::is_reference_v<P>) {
+    static_assert(!std::is_reference_v<P>, "kiln::launch: a KILN_RAWKERNEL function takes its parameters by value");
+    return false;
+  } else if constexpr (std::is_pointer_v<P> && is_raw_array<A>) {
+    constexpr bool ok = std::is_same_v<typename A::value_type, std::remove_cv_t<std::remove_pointer_t<P>>>;
+    static_assert(ok, "kiln::launch: a kiln::array passed for a pointer parameter must have exactly the parameter's "
+                      "element type (kiln::array<float> for float * or const float *)");
+    return ok;
+  } else if constexpr (std::is_pointer_v<P>) {
+    constexpr bool ok = std::is_convertible_v<const A &, P>;
+    static_assert(ok, "kiln::launch: a pointer parameter takes a kiln::array of its element type or a pointer that "
+                      "converts to it");
+    return ok;
+  } else if constexpr (is_raw_span<P> && is_raw_array<A>) {
+    constexpr bool ok = std::is_same_v<typename A::value_type, std::remove_cv_t<typename P::element_type>>;
+    static_assert(ok, "kiln::launch: a kiln::array passed for a kiln::span parameter must have exactly the span's "
+                      "element type (kiln::array<float> for kiln::span<float> or kiln::span<const float>)");
+    return ok;
   } else if constexpr (is_raw_span<P>) {
-    if constexpr (is_raw_array<A>)
-      static_assert(std::is_same_v<typename A::value_type, std::remove_cv_t<typename P::element_type>>,
-                    "kiln::launch: a kiln::array passed for a kiln::span parameter must have exactly the span's "
-                    "element type (kiln::array<float> for kiln::span<float> or kiln::span<const float>)");
-    else
-      static_assert(std::is_convertible_v<const A &, P>,
-                    "kiln::launch: a kiln::span<T> parameter takes a kiln::array<T> or a kiln::span that converts "
-                    "to it");
-  } else {
+    constexpr bool ok = std::is_convertible_v<const A &, P>;
+    static_assert(ok, "kiln::launch: a kiln::span<T> parameter takes a kiln::array<T> or a kiln::span that converts "
+                      "to it");
+    return ok;
+  } else if constexpr (is_raw_array<A>) {
     static_assert(!is_raw_array<A>, "kiln::launch: a kiln::array cannot be passed for a scalar parameter (declare "
                                     "the parameter as a pointer or a kiln::span)");
-    static_assert(std::is_convertible_v<const A &, P>,
-                  "kiln::launch: an argument does not convert to the type of its scalar parameter");
+    return false;
+  } else {
+    constexpr bool ok = std::is_convertible_v<const A &, P>;
+    static_assert(ok, "kiln::launch: an argument does not convert to the type of its scalar parameter");
+    return ok;
   }
-  return true;
 }
 
 /// Checks a launch's arguments against the parameters P at compile time.
@@ -298,7 +305,7 @@ template <class... P> struct raw_parameters {
       return false;
   }
   template <class... A, std::size_t... I> static constexpr bool accept_each(std::index_sequence<I...>) {
-    return (raw_argument_fits<I, P, A>() && ... && true);
+    return (raw_argument_fits<I, P, A>() & ... & true); // every argument checked, each reported
   }
 };
 

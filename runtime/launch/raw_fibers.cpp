@@ -298,8 +298,10 @@ void context::exit_to(context &to) {
   __tsan_switch_to_fiber(to.tsan_fiber_, 0);
 #endif
 #if KILN_FIBERS_ASM
-  void *discarded = nullptr;
-  kiln_fiber_switch(&discarded, to.sp_);
+  // The dead stack pointer goes to sp_ (never read again before prepare):
+  // not to a local, which under AddressSanitizer lives in the fake stack
+  // just freed.
+  kiln_fiber_switch(&sp_, to.sp_);
 #else
   t_resuming = &to;
   setcontext(&to.uc_);

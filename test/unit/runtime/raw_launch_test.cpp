@@ -367,21 +367,23 @@ TEST(RawLaunchHost, EveryThreadOfA3DLaunchRunsOnceWithItsIndices) {
 }
 
 TEST(RawLaunchHost, BlockSumThroughSharedMemoryWithBarriers) {
-  const i64 block = 256, n = block * 301 - 77;
-  const std::vector<float> x = random_floats(n, 3);
-  const std::vector<double> ref = block_sums(x, block);
-  std::vector<float> out(ref.size(), std::nanf(""));
-  const raw_kernel k = host_kernel("block_sum", &block_sum_thread, nullptr, 3, block * sizeof(float));
-  const float *xp = x.data();
-  float *op = out.data();
-  i64 n_ = n;
-  const auto start = std::chrono::steady_clock::now();
-  run_host(k, {static_cast<u32>(ref.size())}, {static_cast<u32>(block)}, {&xp, &op, &n_});
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::printf("block sum: %zu blocks of %lld threads, 9 barriers each: %.2f ms\n", ref.size(),
-              static_cast<long long>(block), ms);
-  for (std::size_t b = 0; b < ref.size(); ++b)
-    ASSERT_NEAR(out[b], ref[b], 1e-4 * 256 * 4) << "block " << b;
+  for (const i64 block : {256, 1024, 64}) {
+    const i64 n = block * 301 - 77;
+    const std::vector<float> x = random_floats(n, 3);
+    const std::vector<double> ref = block_sums(x, block);
+    std::vector<float> out(ref.size(), std::nanf(""));
+    const raw_kernel k = host_kernel("block_sum", &block_sum_thread, nullptr, 3, block * sizeof(float));
+    const float *xp = x.data();
+    float *op = out.data();
+    i64 n_ = n;
+    const auto start = std::chrono::steady_clock::now();
+    run_host(k, {static_cast<u32>(ref.size())}, {static_cast<u32>(block)}, {&xp, &op, &n_});
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::printf("block sum: %zu blocks of %lld threads, %d barriers each: %.2f ms\n", ref.size(),
+                static_cast<long long>(block), static_cast<int>(std::log2(block)) + 1, ms);
+    for (std::size_t b = 0; b < ref.size(); ++b)
+      ASSERT_NEAR(out[b], ref[b], 1e-6 * 4 * block) << "block " << b << " of " << block << " threads";
+  }
 }
 
 TEST(RawLaunchHost, DynamicSharedMemoryFollowsTheStaticPartAt16Bytes) {
