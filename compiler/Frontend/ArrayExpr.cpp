@@ -1,5 +1,6 @@
 //===- Frontend/ArrayExpr.cpp - Fusable array expressions -----------------===//
 #include "Frontend/ArrayExpr.h"
+#include "Frontend/LambdaCall.h"
 #include "Frontend/ReductionCall.h"
 
 #include "clang/AST/ASTContext.h"
@@ -26,6 +27,7 @@ const char *opName(OpKind k) {
     CASE(Maximum, "maximum") CASE(Minimum, "minimum") CASE(Where, "where") CASE(Clip, "clip")
     CASE(IsNan, "isnan") CASE(IsInf, "isinf") CASE(Real, "real") CASE(Imag, "imag")
     CASE(Conj, "conj") CASE(Arg, "arg") CASE(IsClose, "isclose") CASE(Cast, "astype")
+    CASE(Lambda, "elementwise")
 #undef CASE
   }
   return "?";
@@ -94,8 +96,13 @@ static std::optional<OpKind> functionKind(llvm::StringRef name) {
 
 std::optional<OpKind> classifyCall(const Expr *e, llvm::SmallVectorImpl<const Expr *> &args) {
   e = stripImplicit(e);
-  if (!e || !arrayElementType(e->getType())) return std::nullopt;
   args.clear();
+  if (auto lambda = classifyElementwiseCall(e)) { // also elementwise_into, of type void
+    args.append(lambda->captureInits.begin(), lambda->captureInits.end());
+    args.append(lambda->args.begin(), lambda->args.end());
+    return OpKind::Lambda;
+  }
+  if (!e || !arrayElementType(e->getType())) return std::nullopt;
   if (const auto *oc = dyn_cast<CXXOperatorCallExpr>(e)) {
     const FunctionDecl *fd = oc->getDirectCallee();
     if (!fd || isa<CXXMethodDecl>(fd) || !inKilnNamespace(fd)) return std::nullopt;
@@ -155,6 +162,9 @@ std::unique_ptr<ExprTree> TreeBuilder::build(const Expr *root) {
   nested_.clear();
   expanding_.clear();
   failure_ = Failure::None;
+  failureMessage_.clear();
+  if (auto lambda = classifyElementwiseCall(t->root))
+    t->into = lambda->into;
   t->rootNode = visit(t->root, *t, 0);
   if (!t->rootNode) {
     if (failure_ == Failure::None)
@@ -171,7 +181,9 @@ Node *TreeBuilder::visit(const Expr *e, ExprTree &t, unsigned depth) {
     return nullptr;
   }
   llvm::SmallVector<const Expr *, 4> args;
-  if (auto k = classifyCall(e, args)) {
+  if (auto k = classifyCall(e, args); k == OpKind::Lambda)
+    return makeLambda(e, t, depth);
+  else if (k) {
     auto node = std::make_unique<Node>();
     node->kind = Node::Kind::Op;
     node->op = *k;
@@ -200,6 +212,46 @@ Node *TreeBuilder::visit(const Expr *e, ExprTree &t, unsigned depth) {
         }
   }
   return makeLeaf(e, t);
+}
+
+Node *TreeBuilder::makeLambda(const Expr *e, ExprTree &t, unsigned depth) {
+  ElementwiseCall call = *classifyElementwiseCall(e);
+  auto fail = [&](SourceLocation at, const std::string &msg) -> Node * {
+    failure_ = Failure::Lambda;
+    failureMessage_ = msg;
+    failureAt_ = at;
+    return nullptr;
+  };
+  if (!call.error.empty())
+    return fail(call.errorAt, call.error);
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::Op;
+  node->op = OpKind::Lambda;
+  node->expr = e;
+  node->callOperator = call.callOperator;
+  node->functor = call.functor;
+  node->captures = call.captures;
+  std::optional<ElementType> type = call.into ? exactElementType(call.callOperator->getReturnType())
+                                              : arrayElementType(e->getType());
+  if (!type)
+    return fail(call.functor->getBeginLoc(), "the lambda of kiln::elementwise returns '" +
+                                                 call.callOperator->getReturnType().getAsString() +
+                                                 "', not a Kiln element type");
+  node->type = *type;
+  auto operand = [&](const Expr *a) {
+    Node *child = visit(a, t, depth + 1);
+    if (child)
+      node->operands.push_back(child);
+    return child != nullptr;
+  };
+  for (const Expr *init : call.captureInits)
+    if (!operand(init))
+      return nullptr;
+  for (const Expr *a : call.args)
+    if (!operand(a))
+      return nullptr;
+  t.nodes.push_back(std::move(node));
+  return t.nodes.back().get();
 }
 
 Node *TreeBuilder::constantNode(ExprTree &t, const Expr *e, ElementType type, long long value) {

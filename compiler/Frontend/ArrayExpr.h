@@ -24,6 +24,8 @@
 
 namespace clang {
 class ASTContext;
+class CXXMethodDecl;
+class ValueDecl;
 class VarDecl;
 } // namespace clang
 
@@ -39,6 +41,7 @@ enum class OpKind {
   Real, Imag, Conj, Arg,
   IsClose, ///< isclose(a, b, rtol, atol, equal_nan)
   Cast,    ///< astype<U>()
+  Lambda,  ///< kiln::elementwise(f, args...): a call of the element function of f
 };
 
 const char *opName(OpKind k);
@@ -89,6 +92,15 @@ struct Node {
   double normOrder = 2; ///< Norm: the vector norm's order (2 for Frobenius)
   std::string normOrderText = "::kiln::detail::norm_ord{}"; ///< Norm: `ord` as written, for the eager form
 
+  // Lambda: the lambda's call operator for these operands, and the
+  // variables it captures: the first `captures.size()` operands are their
+  // values at the call, the rest the arguments. `lambdaSymbol` names the
+  // element function the frontend emitted for it (RawKernelGen.h).
+  const clang::CXXMethodDecl *callOperator = nullptr;
+  const clang::Expr *functor = nullptr; ///< the lambda argument as written
+  std::vector<const clang::ValueDecl *> captures;
+  std::string lambdaSymbol;
+
   bool isArray() const { return kind == Kind::Op || kind == Kind::Reduce || kind == Kind::Input; }
   bool isLeaf() const { return kind == Kind::Input || kind == Kind::Scalar || kind == Kind::Constant; }
 };
@@ -111,6 +123,9 @@ const clang::Expr *stripImplicit(const clang::Expr *e);
 /// KILN_FUSE function's locals inlined), down to the leaves.
 struct ExprTree {
   const clang::Expr *root = nullptr;
+  /// kiln::elementwise_into(out, f, ...): `out`, which the rewritten code
+  /// assigns the root's value to.
+  const clang::Expr *into = nullptr;
   Node *rootNode = nullptr;
   std::vector<std::unique_ptr<Node>> nodes;
 };
@@ -156,11 +171,14 @@ public:
   /// Why build() returned null: a leaf is neither an array nor a scalar
   /// kilnc can pass to a kernel (or a local is defined in terms of itself),
   /// or the tree is deeper than MaxDepth.
-  enum class Failure { None, Operand, TooDeep };
+  enum class Failure { None, Operand, TooDeep, Lambda };
 
   /// Builds the tree rooted at `root` (a fusable call); null on a Failure.
   std::unique_ptr<ExprTree> build(const clang::Expr *root);
   Failure failure() const { return failure_; }
+  /// Failure::Lambda: why kilnc cannot compile a kiln::elementwise call, and where.
+  const std::string &failureMessage() const { return failureMessage_; }
+  clang::SourceLocation failureLocation() const { return failureAt_; }
 
   /// Expressions inside leaves that are themselves fusable roots (processed
   /// first, so that their rewritten text ends up in the leaf's text).
@@ -178,7 +196,10 @@ private:
   llvm::DenseMap<const void *, Node *> leafByKey_;
   std::vector<const clang::Expr *> nested_;
   llvm::SmallPtrSet<const clang::VarDecl *, 8> expanding_; ///< locals being inlined
+  Node *makeLambda(const clang::Expr *e, ExprTree &t, unsigned depth);
   Failure failure_ = Failure::None;
+  std::string failureMessage_;
+  clang::SourceLocation failureAt_;
 };
 
 } // namespace kiln::frontend

@@ -7,6 +7,7 @@
 #include "Frontend/ElementMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
@@ -487,6 +488,14 @@ Value emitElementwise(ScalarBuilder &sb, const Node &n, ArrayRef<Value> vals, co
     return out;
   };
   switch (n.op) {
+  case OpKind::Lambda: {
+    // The lambda's element function (RawKernelGen.h) takes the operands in
+    // their own types and returns the node's; LLVM inlines it.
+    if (n.lambdaSymbol.empty())
+      return fail("kilnc: internal error: no element function for this lambda");
+    Type result = sb.type(n.type);
+    return func::CallOp::create(sb.builder(), sb.loc(), n.lambdaSymbol, TypeRange{result}, vals).getResult(0);
+  }
   case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
   case OpKind::Pow: case OpKind::Maximum: case OpKind::Minimum: {
     auto v = castAll(ct);

@@ -70,7 +70,7 @@ const char *cxxSpelling(ElementType t) {
 }
 
 /// Element type of a builtin or std::complex type, exactly (no scalar rule).
-static std::optional<ElementType> exactElementType(clang::QualType t) {
+std::optional<ElementType> exactElementType(clang::QualType t) {
   t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
   if (const auto *bt = t->getAs<clang::BuiltinType>()) {
     switch (bt->getKind()) {

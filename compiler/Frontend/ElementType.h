@@ -26,6 +26,11 @@ bool isUnsigned(ElementType t);
 /// cv-qualifiers), or nullopt if `t` is not a kiln array.
 std::optional<ElementType> arrayElementType(clang::QualType t);
 
+/// The element type of a C++ type exactly (bool, signed/unsigned char,
+/// int, long, long long, float, double, std::complex of float or double),
+/// or nullopt: what a value of that type is to a kernel.
+std::optional<ElementType> exactElementType(clang::QualType t);
+
 /// The element type a C++ scalar of type `t` passes to a kernel as (the rule
 /// of kiln::detail::scalar in fused.hpp), or nullopt if not a scalar.
 std::optional<ElementType> scalarElementType(clang::QualType t);

@@ -39,6 +39,8 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 
 using namespace clang;
 
@@ -331,12 +333,18 @@ private:
                                        "several statements");
         return false;
       }
+      if (!tree && tb.failure() == TreeBuilder::Failure::Lambda) {
+        error(tb.failureLocation(), tb.failureMessage());
+        return false;
+      }
       if (!tree) {
         error(root->getBeginLoc(), "this array expression has an operand kilnc cannot pass to a kernel "
                                    "(neither a kiln::array nor an arithmetic or complex scalar)");
         return false;
       }
       if (!fd->isTemplateInstantiation() && !checkReductions(*tree, ranks))
+        return false;
+      if (!emitElementFunctions(*tree))
         return false;
       // A group whose reductions fusion folds away (`isinf(all(x))`) or
       // leaves in no form the variant generators take (a reduction of a
@@ -375,6 +383,33 @@ private:
           out.push_back({tree, std::move(g), name});
         }
       }
+    }
+    return true;
+  }
+
+  /// The element function of every kiln::elementwise lambda in `tree`, one
+  /// per call operator and operand types (RawKernelGen.h).
+  bool emitElementFunctions(ExprTree &tree) {
+    for (const auto &node : tree.nodes) {
+      Node &n = *node;
+      if (n.kind != Node::Kind::Op || n.op != OpKind::Lambda || !n.lambdaSymbol.empty())
+        continue;
+      std::vector<ElementType> types;
+      std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(n.callOperator->getCanonicalDecl()));
+      for (const Node *o : n.operands) {
+        types.push_back(o->type);
+        key += "," + std::to_string(static_cast<int>(o->type));
+      }
+      key += "->" + std::to_string(static_cast<int>(n.type));
+      std::string &symbol = elementFunctions_[key];
+      if (symbol.empty()) {
+        std::string name = "kiln_" + stem_ + "_" + hash_ + "_lambda" + std::to_string(fnCounter_++);
+        if (!emitElementFunction(result_.module.get(), name, *n.callOperator, n.captures, types, n.type, ctxAST_,
+                                 [&](SourceLocation at, const std::string &msg) { error(at, msg); }))
+          return false;
+        symbol = name;
+      }
+      n.lambdaSymbol = symbol;
     }
     return true;
   }
@@ -482,9 +517,13 @@ private:
     result_.report.push_back(rec);
   }
 
-  /// The call that replaces a group's expression.
-  std::string callText(const FusedGroup &g, const std::string &outType, const std::string &kernelRef) {
-    return kernelCallText(g, outType, kernelRef, [&](const Expr *e) { return textOf(e); });
+  /// The call that replaces a group's expression; the root of
+  /// `kiln::elementwise_into(out, ...)` assigns the kernel's result to out.
+  std::string callText(const GroupResult &r, const std::string &outType, const std::string &kernelRef) {
+    std::string call = kernelCallText(*r.group, outType, kernelRef, [&](const Expr *e) { return textOf(e); });
+    if (r.tree->into && r.group->root == r.tree->root)
+      return "::kiln::detail::elementwise_assign(" + textOf(r.tree->into) + ", " + call + ")";
+    return call;
   }
 
   void translateFunction(const FunctionDecl *fd, bool fuse) {
@@ -498,7 +537,7 @@ private:
       d.accessor = std::string("const ") + descriptorType(*r.group) + " &" + accessor + "() noexcept";
       prologue_ += d.accessor + ";\n";
       replaceKeepingLines(r.group->root->getSourceRange(),
-                          callText(*r.group, cxxSpelling(r.group->rootNode->type), "::" + accessor + "()"));
+                          callText(r, cxxSpelling(r.group->rootNode->type), "::" + accessor + "()"));
       record(fd, r);
       result_.kernels.push_back(std::move(d));
     }
@@ -565,7 +604,7 @@ private:
       const GroupResult &r0 = perInst[0][j];
       std::string ref = "::" + sel + "<" + argList + ">";
       replaceKeepingLines(r0.group->root->getSourceRange(),
-                          callText(*r0.group, "typename " + ref + "::out", ref + "::get()"));
+                          callText(r0, "typename " + ref + "::out", ref + "::get()"));
     }
     removeDecls(analysis);
   }
@@ -592,6 +631,7 @@ private:
   std::string hash_, stem_, fileName_, prologue_;
   unsigned fnCounter_ = 0, accessorCounter_ = 0;
   llvm::DenseMap<const FunctionDecl *, std::string> rawAccessors_; ///< canonical decl -> accessor
+  std::map<std::string, std::string> elementFunctions_; ///< lambda and operand types -> element function
 };
 
 } // namespace

@@ -1,12 +1,14 @@
 //===- Frontend/FuseBodyChecker.cpp - What a KILN_FUSE body may hold ------===//
 #include "Frontend/FuseBodyChecker.h"
 #include "Frontend/ElementType.h"
+#include "Frontend/LambdaCall.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/Diagnostic.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
 
@@ -64,6 +66,12 @@ public:
     error(e->getBeginLoc(), "exceptions ('throw') are not supported in a KILN_FUSE function");
     return true;
   }
+  // The lambda of kiln::elementwise is element code: its element function
+  // checks it (RawKernelGen.h), not the array rules of this body.
+  bool TraverseLambdaExpr(LambdaExpr *e) {
+    if (elementLambdas_.count(e)) return true;
+    return RecursiveASTVisitor::TraverseLambdaExpr(e);
+  }
   bool VisitLambdaExpr(LambdaExpr *e) {
     error(e->getBeginLoc(), "lambdas are not supported in a KILN_FUSE function");
     return false; // don't look inside
@@ -93,6 +101,8 @@ public:
   }
 
   bool VisitCallExpr(CallExpr *call) {
+    if (auto lambda = classifyElementwiseCall(call); lambda && lambda->lambda)
+      elementLambdas_.insert(lambda->lambda);
     const FunctionDecl *fd = call->getDirectCallee();
     SourceLocation loc = call->getBeginLoc();
     if (const auto *oc = dyn_cast<CXXOperatorCallExpr>(call)) {
@@ -152,6 +162,7 @@ private:
   DiagnosticsEngine &diags_;
   unsigned id_;
   bool ok_ = true;
+  llvm::SmallPtrSet<const LambdaExpr *, 4> elementLambdas_;
 };
 
 } // namespace

@@ -66,8 +66,9 @@ const char *binaryOperator(OpKind k) {
 /// Writes the eager form of a reduction group over its evaluated leaves.
 class FallbackWriter {
 public:
-  FallbackWriter(const FusedGroup &g, const llvm::DenseMap<const Node *, std::string> &leafNames)
-      : g_(g), names_(leafNames) {}
+  FallbackWriter(const FusedGroup &g, const llvm::DenseMap<const Node *, std::string> &leafNames,
+                 const TextOf &textOf)
+      : g_(g), names_(leafNames), textOf_(textOf) {}
 
   std::string text(const Node &n) {
     if (auto it = names_.find(&n); it != names_.end() && (n.isLeaf() || g_.cuts.count(&n)))
@@ -97,6 +98,14 @@ public:
       return "(!" + arg(0) + ")";
     case OpKind::Cast:
       return "(" + arg(0) + ").template astype<" + cxxSpelling(n.type) + ">()";
+    case OpKind::Lambda: {
+      // The lambda as written (it reads its captures itself), on the
+      // arguments after the captured values.
+      std::string call = "::kiln::elementwise(" + textOf_(n.functor);
+      for (size_t i = n.captures.size(); i < n.operands.size(); ++i)
+        call += ", " + arg(i);
+      return call + ")";
+    }
     default:
       break;
     }
@@ -109,7 +118,21 @@ public:
 private:
   const FusedGroup &g_;
   const llvm::DenseMap<const Node *, std::string> &names_;
+  const TextOf &textOf_;
 };
+
+/// True if the group holds a kiln::elementwise lambda (its eager form names
+/// the lambda, which may capture the caller's locals).
+bool hasLambda(const FusedGroup &g, const Node &n) {
+  if (n.kind == Node::Kind::Op && n.op == OpKind::Lambda)
+    return true;
+  if (n.isLeaf() || (&n != g.rootNode && g.cuts.count(&n)))
+    return false;
+  for (const Node *o : n.operands)
+    if (hasLambda(g, *o))
+      return true;
+  return false;
+}
 
 std::string elementwiseCall(const FusedGroup &g, const std::string &outType, const std::string &kernelRef,
                             const TextOf &textOf) {
@@ -146,14 +169,14 @@ std::string reductionCall(const FusedGroup &g, const std::string &outType, const
   std::string scalars = list(g.scalars, "::kiln::detail::scalar", "__kiln_s");
   std::string arrayType = "::kiln::array<" + outType + ">";
 
-  std::string s = "[](";
+  std::string s = hasLambda(g, *g.rootNode) ? "[&](" : "[](";
   for (const Node *p : params)
     s += "const auto &" + names[p] + ", ";
   // One line: the rewritten source keeps the original's line numbers.
   s += "const ::kiln::axes &__kiln_ax, bool __kiln_kd) -> " + arrayType + " { ";
   s += "return ::kiln::detail::call_reduction<" + outType + ">(" + kernelRef + ", " + full + ", " + kept + ", " +
        scalars + ", __kiln_ax, __kiln_kd, ";
-  s += "[&]() -> " + arrayType + " { return " + FallbackWriter(g, names).text(*g.rootNode) + "; }); ";
+  s += "[&]() -> " + arrayType + " { return " + FallbackWriter(g, names, textOf).text(*g.rootNode) + "; }); ";
   s += "}(";
   for (const Node *p : params)
     s += leafText(*p, textOf) + ", ";

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "Frontend/RawKernelGen.h"
 #include "Dialect/Kiln/IR/KilnDialect.h"
+#include "Frontend/ElementType.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -36,6 +37,8 @@
 #include "clang/Basic/SourceManager.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <array>
@@ -73,7 +76,7 @@ public:
   bool emit(StringRef name, const cl::FunctionDecl &fd) {
     if (!fd.getReturnType()->isVoidType())
       return fail(fd.getReturnTypeSourceRange().getBegin(),
-                  "a KILN_RAWKERNEL function returns void (it writes its results through pointers), not '" +
+                  "" + where_ + " returns void (it writes its results through pointers), not '" +
                       fd.getReturnType().getAsString() + "'");
     SmallVector<Type> params;
     for (const cl::ParmVarDecl *p : fd.parameters()) {
@@ -127,7 +130,93 @@ public:
     return true;
   }
 
+  /// The element function of a kiln::elementwise lambda: parameters are the
+  /// operands (captured values, then arguments) in their element types,
+  /// converted to the types the lambda declares; the result is `result`.
+  bool emitElement(StringRef name, const cl::CXXMethodDecl &op, ArrayRef<const cl::ValueDecl *> captures,
+                   ArrayRef<ElementType> operandTypes, ElementType result) {
+    element_ = true;
+    where_ = "a kiln::elementwise lambda";
+    if (operandTypes.size() != captures.size() + op.getNumParams())
+      return fail(op.getLocation(), "kilnc: internal error: the lambda's operands do not match its parameters");
+    SmallVector<Type> params;
+    for (ElementType t : operandTypes) {
+      if (kindOf(t) == TypeKind::Complex)
+        return fail(op.getLocation(), "complex arguments are not supported in " + where_ + " yet (use kiln::real, "
+                                      "kiln::imag and the array operations)");
+      params.push_back(kiln::frontend::valueType(*ctx_, t));
+    }
+    if (kindOf(result) == TypeKind::Complex)
+      return fail(op.getLocation(), "a complex result is not supported in " + where_ + " yet");
+    Type resultType = kiln::frontend::valueType(*ctx_, result);
+    b_.setInsertionPointToEnd(module_.getBody());
+    auto fn = func::FuncOp::create(b_, loc(op.getLocation()), name, b_.getFunctionType(params, {resultType}));
+    fn.setPrivate();
+    fn->setAttr(kElementFunctionAttr, b_.getUnitAttr());
+    // llvm.func's always_inline once func-to-llvm converts it: the call is
+    // per element, in loops LLVM vectorizes on the host.
+    fn->setAttr("always_inline", b_.getUnitAttr());
+    fn->setAttr("llvm.linkage", LLVM::LinkageAttr::get(ctx_, LLVM::Linkage::Internal));
+    entry_ = fn.addEntryBlock();
+    b_.setInsertionPointToStart(entry_);
+    // Each operand converts, as C++ passes it, to the type of its capture
+    // or parameter.
+    for (auto [i, t] : llvm::enumerate(operandTypes)) {
+      const cl::ValueDecl *target = i < captures.size() ? captures[i] : op.getParamDecl(i - captures.size());
+      cl::QualType to = target->getType().getNonReferenceType().getUnqualifiedType();
+      LValue slot = local(to, target->getLocation());
+      if (!slot.ptr)
+        return fn.erase(), false;
+      Location l = loc(target->getLocation());
+      store(slot, convert(entry_->getArgument(i), cxxType(t), to, l), l);
+      vars_[target] = slot;
+      if (i < captures.size())
+        captured_.insert(target);
+    }
+    cl::QualType declared = op.getReturnType().getNonReferenceType().getUnqualifiedType();
+    LValue value = local(declared, op.getLocation());
+    if (!value.ptr)
+      return fn.erase(), false;
+    exit_ = new Block();
+    returnTo_.push_back({exit_, value});
+    Targets t;
+    if (!stmt(op.getBody(), t))
+      return fn.erase(), false;
+    branch(exit_, loc(op.getBody()->getEndLoc()));
+    fn.getBody().push_back(exit_);
+    b_.setInsertionPointToEnd(exit_);
+    Location l = loc(op.getBody()->getEndLoc());
+    Value r = convert(load(value, l), declared, cxxType(result), l);
+    func::ReturnOp::create(b_, l, r);
+    return true;
+  }
+
 private:
+  /// The C++ type of a value of element type `t` (complex: null).
+  cl::QualType cxxType(ElementType t) {
+    switch (t) {
+    case ElementType::Bool: return ast_.BoolTy;
+    case ElementType::Int8: return ast_.SignedCharTy;
+    case ElementType::UInt8: return ast_.UnsignedCharTy;
+    case ElementType::Int32: return ast_.IntTy;
+    case ElementType::Int64: return ast_.LongTy;
+    case ElementType::Float32: return ast_.FloatTy;
+    case ElementType::Float64: return ast_.DoubleTy;
+    default: return {};
+    }
+  }
+
+  /// True (after the error) if `lhs`, which is being written, names a
+  /// captured variable of an elementwise lambda.
+  bool writesCapture(const cl::Expr *lhs) {
+    const auto *ref = dyn_cast<cl::DeclRefExpr>(lhs->IgnoreParenImpCasts());
+    if (!element_ || !ref || !captured_.count(ref->getDecl()))
+      return false;
+    fail(lhs->getExprLoc(), "a kiln::elementwise lambda cannot assign to the captured variable '" +
+                                ref->getDecl()->getNameAsString() + "' (copy it into a local)");
+    return true;
+  }
+
   //===--------------------------------------------------------------------===//
   // Types and places
   //===--------------------------------------------------------------------===//
@@ -150,6 +239,10 @@ private:
   /// pointer); null after an error for a type raw kernels do not take.
   Type valueType(cl::QualType q, cl::SourceLocation at) {
     q = q.getCanonicalType();
+    if (q->isPointerType() && element_) {
+      fail(at, "pointers are not supported in " + where_ + " (it takes and returns element values)");
+      return {};
+    }
     if (q->isPointerType()) {
       if (!valueType(q->getPointeeType(), at))
         return {};
@@ -163,9 +256,9 @@ private:
       return b_.getF32Type();
     if (q->isSpecificBuiltinType(cl::BuiltinType::Double))
       return b_.getF64Type();
-    fail(at, "type '" + q.getAsString() +
-                 "' is not supported in a KILN_RAWKERNEL function (scalars: bool, integers, float, double; "
-                 "pointers to them)");
+    fail(at, "type '" + q.getAsString() + "' is not supported in " + where_ +
+                 (element_ ? " (scalars: bool, integers, float, double)"
+                           : " (scalars: bool, integers, float, double; pointers to them)"));
     return {};
   }
 
@@ -216,7 +309,7 @@ private:
       return span->size;
     if (method == "data")
       return span->data;
-    fail(call->getExprLoc(), "kiln::span has size(), data() and [] in a KILN_RAWKERNEL function, not '" + method + "'");
+    fail(call->getExprLoc(), "kiln::span has size(), data() and [] in " + where_ + ", not '" + method + "'");
     return {};
   }
 
@@ -288,9 +381,9 @@ private:
       for (const cl::Decl *d : ds->decls()) {
         const auto *vd = dyn_cast<cl::VarDecl>(d);
         if (!vd)
-          return fail(d->getLocation(), "only variable declarations are supported in a KILN_RAWKERNEL function");
+          return fail(d->getLocation(), "only variable declarations are supported in " + where_);
         if (vd->isStaticLocal())
-          return fail(vd->getLocation(), "static local variables are not supported in a KILN_RAWKERNEL function "
+          return fail(vd->getLocation(), "static local variables are not supported in " + where_ + " "
                                          "(use kiln::shared_array for memory a block shares)");
         if (isDim3(vd->getType())) {
           // `auto t = kiln::thread_idx();`: the three coordinates, read-only.
@@ -313,8 +406,7 @@ private:
     }
     if (const auto *is = dyn_cast<cl::IfStmt>(s)) {
       if (is->getInit() || is->getConditionVariable() || is->isConsteval())
-        return fail(is->getBeginLoc(), "an if with an initializer or a declaration is not supported in a "
-                                       "KILN_RAWKERNEL function");
+        return fail(is->getBeginLoc(), "an if with an initializer or a declaration is not supported in " + where_);
       Value c = condition(is->getCond());
       if (!c)
         return false;
@@ -350,7 +442,7 @@ private:
       return loop(dsm->getCond(), dsm->getBody(), nullptr, true, l);
     if (isa<cl::BreakStmt>(s)) {
       if (!t.breakTo)
-        return fail(s->getBeginLoc(), "break outside a loop is not supported in a KILN_RAWKERNEL function");
+        return fail(s->getBeginLoc(), "break outside a loop is not supported in " + where_);
       branch(t.breakTo, l);
       deadBlock();
       return true;
@@ -373,7 +465,7 @@ private:
     }
     if (const auto *e = dyn_cast<cl::Expr>(s))
       return static_cast<bool>(effect(e));
-    return fail(s->getBeginLoc(), std::string("a ") + describe(s) + " is not supported in a KILN_RAWKERNEL function");
+    return fail(s->getBeginLoc(), std::string("a ") + describe(s) + " is not supported in " + where_);
   }
 
   static std::string describe(const cl::Stmt *s) {
@@ -472,6 +564,8 @@ private:
       return rvalue(c->getSubExpr());
     if (const auto *d = dyn_cast<cl::CXXDefaultArgExpr>(e)) // shfl_down(v, d) and its width = 32
       return rvalue(d->getExpr());
+    if (const auto *m = dyn_cast<cl::MaterializeTemporaryExpr>(e)) // a value bound to a const reference
+      return rvalue(m->getSubExpr());
     if (const auto *lit = dyn_cast<cl::IntegerLiteral>(e)) {
       Type t = valueType(e->getType(), e->getExprLoc());
       return arith::ConstantOp::create(b_, l, b_.getIntegerAttr(t, lit->getValue().getSExtValue()));
@@ -511,7 +605,7 @@ private:
     fail(e->getExprLoc(), what + (isa<cl::CXXThrowExpr>(e) || isa<cl::CXXNewExpr>(e) || isa<cl::CXXDeleteExpr>(e)
                                       ? " are"
                                       : " is") +
-                              " not supported in a KILN_RAWKERNEL function");
+                              " not supported in " + where_);
     return {};
   }
 
@@ -521,6 +615,10 @@ private:
     case cl::CK_LValueToRValue: {
       if (const auto *me = dyn_cast<cl::MemberExpr>(sub->IgnoreParens())) // thread_idx().x
         return member(me, l);
+      if (Value v = namedConstant(c, sub, l))
+        return v; // a constant the body names without capturing it (const int n = 4)
+      if (const auto *call = dyn_cast<cl::CallExpr>(sub->IgnoreParens()); call && !isa<cl::CXXOperatorCallExpr>(call))
+        return callValue(call, l); // a helper returning a reference to const (std::max)
       LValue lv = lvalue(sub);
       return lv.ptr ? load(lv, l) : Value();
     }
@@ -548,7 +646,28 @@ private:
       break;
     }
     fail(c->getExprLoc(), std::string("the conversion '") + c->getCastKindName() +
-                              "' is not supported in a KILN_RAWKERNEL function");
+                              "' is not supported in " + where_);
+    return {};
+  }
+
+  /// The value of `read` (an lvalue-to-rvalue read of `place`) when
+  /// `place` names a variable outside the function that C++ lets it read
+  /// without capturing (a constant), else null.
+  Value namedConstant(const cl::Expr *read, const cl::Expr *place, Location l) {
+    const auto *ref = dyn_cast<cl::DeclRefExpr>(place->IgnoreParens());
+    if (!ref || vars_.count(ref->getDecl()))
+      return {};
+    const auto *vd = dyn_cast<cl::VarDecl>(ref->getDecl());
+    cl::Expr::EvalResult r;
+    if (!vd || !vd->isUsableInConstantExpressions(ast_) || !read->EvaluateAsRValue(r, ast_))
+      return {};
+    Type t = valueType(read->getType(), read->getExprLoc());
+    if (!t)
+      return {};
+    if (r.Val.isInt())
+      return arith::ConstantOp::create(b_, l, b_.getIntegerAttr(t, r.Val.getInt().getSExtValue()));
+    if (r.Val.isFloat() && isa<FloatType>(t))
+      return arith::ConstantOp::create(b_, l, b_.getFloatAttr(t, r.Val.getFloat().convertToDouble()));
     return {};
   }
 
@@ -562,8 +681,8 @@ private:
       if (it != vars_.end())
         return it->second;
       fail(e->getExprLoc(), "'" + ref->getDecl()->getNameAsString() +
-                                "' is not a parameter or local of the kernel (globals are not supported in a "
-                                "KILN_RAWKERNEL function)");
+                                "' is not a parameter or local of " + std::string(element_ ? "the lambda" : "the kernel") +
+                                " (globals are not supported in " + where_ + ")");
       return {};
     }
     if (const auto *sub = dyn_cast<cl::ArraySubscriptExpr>(e)) {
@@ -590,7 +709,7 @@ private:
       return lvalue(uo->getSubExpr());
     }
     fail(e->getExprLoc(), std::string("this place ('") + e->getStmtClassName() +
-                              "') is not supported in a KILN_RAWKERNEL function");
+                              "') is not supported in " + where_);
     return {};
   }
 
@@ -610,7 +729,7 @@ private:
                    Location l) {
     bool f = isa<FloatType>(a.getType()), u = isUnsigned(type);
     if (isa<LLVM::LLVMPointerType>(a.getType())) {
-      fail(at, "pointer arithmetic is not supported in a KILN_RAWKERNEL function (index the pointer: p[i])");
+      fail(at, "pointer arithmetic is not supported in " + where_ + " (index the pointer: p[i])");
       return {};
     }
     switch (op) {
@@ -630,7 +749,7 @@ private:
     case cl::BO_Xor: return arith::XOrIOp::create(b_, l, a, x);
     default: break;
     }
-    fail(at, "this operator is not supported in a KILN_RAWKERNEL function");
+    fail(at, "this operator is not supported in " + where_);
     return {};
   }
 
@@ -665,6 +784,8 @@ private:
         return {};
       return rvalue(bo->getRHS());
     }
+    if (bo->isAssignmentOp() && writesCapture(bo->getLHS()))
+      return {};
     if (op == cl::BO_Assign) {
       Value v = rvalue(bo->getRHS());
       if (!v)
@@ -774,12 +895,13 @@ private:
     case cl::UO_PreDec:
     case cl::UO_PostInc:
     case cl::UO_PostDec: {
+      if (writesCapture(sub))
+        return {};
       LValue lv = lvalue(sub);
       if (!lv.ptr)
         return {};
       if (lv.isBool || isa<LLVM::LLVMPointerType>(lv.stored))
-        return fail(uo->getExprLoc(), "++ and -- of a bool or a pointer are not supported in a KILN_RAWKERNEL "
-                                      "function"),
+        return fail(uo->getExprLoc(), "++ and -- of a bool or a pointer are not supported in " + where_),
                Value();
       Value old = load(lv, l);
       Type t = old.getType();
@@ -800,8 +922,8 @@ private:
                     (isa<cl::UnaryOperator>(place) && cast<cl::UnaryOperator>(place)->getOpcode() == cl::UO_Deref) ||
                     (isa<cl::CXXOperatorCallExpr>(place) && spanOf(cast<cl::CXXOperatorCallExpr>(place)->getArg(0)));
       if (!memory) {
-        fail(uo->getExprLoc(), "taking the address ('&') of a local, a parameter or a built-in is not supported in a "
-                               "KILN_RAWKERNEL function (&p[i] of a pointer or span element is)");
+        fail(uo->getExprLoc(), "taking the address ('&') of a local, a parameter or a built-in is not supported in " + where_ +
+                               " (&p[i] of a pointer or span element is)");
         return {};
       }
       return lvalue(place).ptr;
@@ -809,7 +931,7 @@ private:
     default:
       break;
     }
-    fail(uo->getExprLoc(), "this operator is not supported in a KILN_RAWKERNEL function");
+    fail(uo->getExprLoc(), "this operator is not supported in " + where_);
     return {};
   }
 
@@ -856,7 +978,7 @@ private:
     std::string fn = call ? kilnName(call->getDirectCallee()) : "";
     if (fn != "thread_idx" && fn != "block_idx" && fn != "block_dim" && fn != "grid_dim")
       return fail(vd->getLocation(), "a kiln::dim3 local is initialized by kiln::thread_idx(), block_idx(), "
-                                     "block_dim() or grid_dim() in a KILN_RAWKERNEL function");
+                                     "block_dim() or grid_dim() in " + where_);
     Location l = loc(vd->getLocation());
     auto &xyz = dims_[vd];
     const StringRef fields[] = {"x", "y", "z"};
@@ -866,6 +988,11 @@ private:
   }
 
   Value member(const cl::MemberExpr *me, Location l) {
+    if (const auto *call = dyn_cast<cl::CallExpr>(me->getBase()->IgnoreImplicit()); call && element_) {
+      std::string fn = kilnName(call->getDirectCallee());
+      if (!fn.empty())
+        return builtin(fn, call, l);
+    }
     if (const auto *ref = dyn_cast<cl::DeclRefExpr>(me->getBase()->IgnoreImplicit()); ref && dims_.count(ref->getDecl())) {
       StringRef field = me->getMemberDecl()->getName();
       return dims_[ref->getDecl()][field == "x" ? 0 : field == "y" ? 1 : 2];
@@ -875,7 +1002,7 @@ private:
     if (fn == "thread_idx" || fn == "block_idx" || fn == "block_dim" || fn == "grid_dim")
       return dimension(fn, me->getMemberDecl()->getName(), l);
     fail(me->getExprLoc(), "member access is supported on kiln::thread_idx(), block_idx(), block_dim() and "
-                           "grid_dim() only in a KILN_RAWKERNEL function");
+                           "grid_dim() only in " + where_);
     return {};
   }
 
@@ -887,6 +1014,8 @@ private:
   bool callVoid(const cl::CallExpr *call) {
     Location l = loc(call->getExprLoc());
     std::string fn = kilnName(call->getDirectCallee());
+    if (!fn.empty() && element_)
+      return static_cast<bool>(builtin(fn, call, l));
     if (fn == "syncthreads") {
       gpu::BarrierOp::create(b_, l);
       info_.synchronizes = true;
@@ -902,12 +1031,12 @@ private:
       return spanMember(call);
     const cl::FunctionDecl *callee = call->getDirectCallee();
     if (!callee) {
-      fail(call->getExprLoc(), "only direct calls are supported in a KILN_RAWKERNEL function (no function "
+      fail(call->getExprLoc(), "only direct calls are supported in " + where_ + " (no function "
                                "pointers, lambdas or virtual calls)");
       return {};
     }
     if (const auto *md = dyn_cast<cl::CXXMethodDecl>(callee); md && md->isVirtual()) {
-      fail(call->getExprLoc(), "a virtual call is not supported in a KILN_RAWKERNEL function");
+      fail(call->getExprLoc(), "a virtual call is not supported in " + where_);
       return {};
     }
     std::string kfn = kilnName(callee);
@@ -921,6 +1050,12 @@ private:
   }
 
   Value builtin(const std::string &fn, const cl::CallExpr *call, Location l) {
+    if (element_) {
+      fail(call->getExprLoc(), "kiln::" + fn + " is not supported in " + where_ +
+                                   " (it runs once per element; thread built-ins belong in a KILN_RAWKERNEL "
+                                   "function)");
+      return {};
+    }
     if (fn == "global_thread_id") {
       Value bid = index64(gpu::Dimension::x, true, l), tid = index64(gpu::Dimension::x, false, l);
       Value bdim = arith::IndexCastUIOp::create(b_, l, b_.getI64Type(), gpu::BlockDimOp::create(b_, l, gpu::Dimension::x));
@@ -959,7 +1094,7 @@ private:
       info_.synchronizes = true;
       return BallotOp::create(b_, l, b_.getI32Type(), p);
     }
-    fail(call->getExprLoc(), "kiln::" + fn + " is not supported in a KILN_RAWKERNEL function yet");
+    fail(call->getExprLoc(), "kiln::" + fn + " is not supported in " + where_ + " yet");
     return {};
   }
 
@@ -1025,6 +1160,11 @@ private:
       return {};
     if (name.size() > 1 && name.back() == 'f' && name != "erf")
       name.pop_back(); // sqrtf -> sqrt
+    static const llvm::StringSet<> known = {"sqrt", "rsqrt", "exp", "exp2", "log", "log2", "log10", "sin", "cos",
+                                            "tan", "tanh", "erf", "fabs", "abs", "floor", "ceil", "round", "trunc",
+                                            "pow", "atan2", "fmin", "fmax"};
+    if (!known.contains(name) && callee->hasBody())
+      return {}; // a template of the standard library (std::max, std::min): its body is inlined
     SmallVector<Value> args;
     for (const cl::Expr *a : call->arguments()) {
       Value v = rvalue(a);
@@ -1065,8 +1205,7 @@ private:
                   .Case("fmax", [&] { return two(arith::MaxNumFOp()); })
                   .Default([] { return Value(); })();
     if (!r) {
-      fail(call->getExprLoc(), "'" + callee->getNameAsString() + "' is not among the <cmath> functions a "
-                               "KILN_RAWKERNEL function supports");
+      fail(call->getExprLoc(), "'" + callee->getNameAsString() + "' is not among the <cmath> functions " + where_ + " supports");
       failed_ = true;
     }
     return r;
@@ -1078,17 +1217,17 @@ private:
     const cl::FunctionDecl *def = nullptr;
     if (!callee->hasBody(def) || !def) {
       fail(call->getExprLoc(), "'" + callee->getQualifiedNameAsString() +
-                                   "' has no body kilnc can see; a KILN_RAWKERNEL function calls built-ins, "
+                                   "' has no body kilnc can see; " + where_ + " calls built-ins, "
                                    "<cmath> functions and helpers defined in the same file");
       return {};
     }
     if (llvm::is_contained(inlining_, def)) {
       fail(call->getExprLoc(), "'" + def->getNameAsString() +
-                                   "' calls itself (recursion is not supported in a KILN_RAWKERNEL function)");
+                                   "' calls itself (recursion is not supported in " + where_ + ")");
       return {};
     }
     if (isa<cl::CXXMethodDecl>(def)) {
-      fail(call->getExprLoc(), "member functions are not supported in a KILN_RAWKERNEL function");
+      fail(call->getExprLoc(), "member functions are not supported in " + where_);
       return {};
     }
     SmallVector<Value> args;
@@ -1099,7 +1238,11 @@ private:
       args.push_back(v);
     }
     for (auto [p, v] : llvm::zip(def->parameters(), args)) {
-      LValue slot = local(p->getType(), p->getLocation());
+      if (!isConstRefOrValue(p->getType()))
+        return fail(p->getLocation(), "a helper's parameter that is a non-const reference is not supported in " +
+                                          where_),
+               Value();
+      LValue slot = local(p->getType().getNonReferenceType().getUnqualifiedType(), p->getLocation());
       if (!slot.ptr)
         return {};
       store(slot, v, l);
@@ -1108,7 +1251,10 @@ private:
     bool isVoid = def->getReturnType()->isVoidType();
     LValue result;
     if (!isVoid) {
-      result = local(def->getReturnType(), def->getLocation());
+      if (!isConstRefOrValue(def->getReturnType()))
+        return fail(call->getExprLoc(), "a helper returning a non-const reference is not supported in " + where_),
+               Value();
+      result = local(def->getReturnType().getNonReferenceType().getUnqualifiedType(), def->getLocation());
       if (!result.ptr)
         return {};
     }
@@ -1131,6 +1277,11 @@ private:
     return load(result, l);
   }
 
+  /// A value, or a reference to const that reads like one.
+  static bool isConstRefOrValue(cl::QualType q) {
+    return !q->isReferenceType() || q.getNonReferenceType().isConstQualified();
+  }
+
   MLIRContext *ctx_;
   OpBuilder b_;
   ModuleOp module_;
@@ -1145,9 +1296,19 @@ private:
   std::vector<std::pair<Block *, LValue>> returnTo_;
   std::uint64_t sharedBytes_ = 0;
   bool failed_ = false;
+  bool element_ = false; ///< an elementwise lambda's element function
+  std::string where_ = "a KILN_RAWKERNEL function"; ///< for messages
+  llvm::DenseSet<const cl::Decl *> captured_;       ///< a lambda's captures
 };
 
 } // namespace
+
+bool emitElementFunction(ModuleOp module, StringRef name, const cl::CXXMethodDecl &callOperator,
+                         ArrayRef<const cl::ValueDecl *> captures, ArrayRef<ElementType> operandTypes,
+                         ElementType result, cl::ASTContext &ast, const RawErrorFn &onError) {
+  RawKernelInfo unused;
+  return RawKernelEmitter(module, ast, onError, unused).emitElement(name, callOperator, captures, operandTypes, result);
+}
 
 bool emitRawKernel(ModuleOp module, StringRef name, const cl::FunctionDecl &fd, cl::ASTContext &ast,
                    const RawErrorFn &onError, RawKernelInfo &info) {

@@ -12,6 +12,8 @@
 #ifndef KILN_FRONTEND_RAWKERNELGEN_H
 #define KILN_FRONTEND_RAWKERNELGEN_H
 
+#include "Frontend/Frontend.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include "clang/Basic/SourceLocation.h"
@@ -23,7 +25,9 @@
 
 namespace clang {
 class ASTContext;
+class CXXMethodDecl;
 class FunctionDecl;
+class ValueDecl;
 } // namespace clang
 
 namespace kiln::frontend {
@@ -42,6 +46,16 @@ using RawErrorFn = std::function<void(clang::SourceLocation, const std::string &
 /// its location (what is not supported, and where); returns false then.
 bool emitRawKernel(mlir::ModuleOp module, llvm::StringRef name, const clang::FunctionDecl &fd,
                    clang::ASTContext &ast, const RawErrorFn &onError, RawKernelInfo &info);
+
+/// Adds `@name`, the element function of a kiln::elementwise lambda: the
+/// body of `callOperator` (the same scalar subset, without thread built-ins,
+/// pointers or writes to captures) as a private `func.func` marked
+/// `kiln.element_function` that takes the operands (the `captures`' values,
+/// then the arguments) in `operandTypes` and returns a `result`. Kernels
+/// call it per element; LLVM inlines it on both targets.
+bool emitElementFunction(mlir::ModuleOp module, llvm::StringRef name, const clang::CXXMethodDecl &callOperator,
+                         llvm::ArrayRef<const clang::ValueDecl *> captures, llvm::ArrayRef<ElementType> operandTypes,
+                         ElementType result, clang::ASTContext &ast, const RawErrorFn &onError);
 
 } // namespace kiln::frontend
 

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -689,6 +690,24 @@ struct GenerateVariantsPass
     };
     for (const ReductionProgram &program : reductions)
       reduction::generateReductionVariants(b, module, gpuModule, getSm90Module, program);
+    for (auto m : module.getOps<gpu::GPUModuleOp>())
+      copyElementFunctions(module, m);
+  }
+
+  /// The element functions of kiln::elementwise lambdas (func.func marked
+  /// kiln.element_function) that the GPU kernels call, copied into their
+  /// gpu.module: the PTX is compiled from the gpu.module alone.
+  static void copyElementFunctions(ModuleOp module, gpu::GPUModuleOp gpuModule) {
+    SmallVector<StringRef> callees;
+    gpuModule.walk([&](func::CallOp call) { callees.push_back(call.getCallee()); });
+    OpBuilder b = OpBuilder::atBlockBegin(gpuModule.getBody());
+    for (StringRef callee : callees) {
+      if (gpuModule.lookupSymbol(callee))
+        continue;
+      auto fn = module.lookupSymbol<func::FuncOp>(callee);
+      if (fn && fn->hasAttr(kElementFunctionAttr))
+        b.clone(*fn);
+    }
   }
 };
 

@@ -12,6 +12,7 @@
 #include "kiln/creation.hpp"
 #include "kiln/device.hpp"
 #include "kiln/dtype.hpp"
+#include "kiln/elementwise.hpp"
 #include "kiln/error.hpp"
 #include "kiln/kernel.hpp"
 #include "kiln/linalg.hpp"

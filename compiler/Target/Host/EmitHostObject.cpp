@@ -161,6 +161,7 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
   (*hostOnly)->removeAttr("gpu.container_module");
   SmallVector<std::string> variants;
   SmallVector<RawHostForm> rawForms;
+  SmallVector<std::string> elementFunctions;
   for (Operation &op :
        llvm::make_early_inc_range(hostOnly->getBody()->getOperations())) {
     auto func = dyn_cast<func::FuncOp>(op);
@@ -172,6 +173,11 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
       auto numParams = func->getAttrOfType<IntegerAttr>(kRawParamsAttr);
       unsigned n = numParams ? numParams.getInt() : 0;
       rawForms.push_back({func.getSymName().str(), exported.str(), n, func.getNumArguments() == n + 4});
+      continue;
+    }
+    // The element functions of kiln::elementwise lambdas the variants call.
+    if (func && func->hasAttr(kElementFunctionAttr)) {
+      elementFunctions.push_back(func.getSymName().str());
       continue;
     }
     // The runtime functions raw kernels call.
@@ -207,6 +213,9 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
     callee.setLinkage(LLVM::Linkage::Internal);
     addWrapper(b, callee);
   }
+  for (const std::string &name : elementFunctions)
+    if (auto fn = hostOnly->lookupSymbol<LLVM::LLVMFuncOp>(name))
+      fn.setLinkage(LLVM::Linkage::Internal);
   for (const RawHostForm &form : rawForms) {
     auto callee = hostOnly->lookupSymbol<LLVM::LLVMFuncOp>(form.name);
     if (!callee)

@@ -9,6 +9,8 @@
 #include "Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/FileSystem.h"
@@ -38,6 +40,20 @@ FailureOr<std::string> emitPTX(ModuleOp module, const PTXOptions &options) {
   (*gpuOnly)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                       UnitAttr::get(ctx));
   gpuOnly->getBody()->push_back(kernels->clone());
+
+  // sqrt of float32 is correctly rounded, as NumPy's and nvcc's default
+  // (-prec-sqrt=true): libdevice's __nv_sqrtf, which convert-gpu-to-nvvm
+  // would call, is sqrt.approx.f32 unless __CUDA_PREC_SQRT is reflected as
+  // 1; llvm.nvvm.sqrt.rn.f is sqrt.rn.f32.
+  gpuOnly->walk([](math::SqrtOp op) {
+    if (!op.getType().isF32())
+      return;
+    OpBuilder b(op);
+    auto rn = LLVM::CallIntrinsicOp::create(b, op.getLoc(), op.getType(), b.getStringAttr("llvm.nvvm.sqrt.rn.f"),
+                                            ValueRange{op.getOperand()});
+    op.replaceAllUsesWith(rn.getResult(0));
+    op.erase();
+  });
 
   // libdevice is linked only if present: kernels without math functions do
   // not need it, and the NVVM target reports a missing one when needed.

@@ -808,6 +808,9 @@ TEST(RawLaunchApi, TypedLaunchMarshalsArraysSpansPointersAndScalars) {
 
   // Arrays for the pointer and span parameters; int -> float, int64 -> int,
   // float -> double and int -> bool conversions for the scalars.
+  // The test's kernel has only a host form: launch on the host device even
+  // where KILN_DEVICE names a GPU (the device check runs this suite so).
+  const kiln::device_scope on_host(device::host());
   const auto x = kiln::asarray<float>(xs, device::host());
   auto y = kiln::asarray<float>(ys, device::host());
   kiln::launch(axpy_type(k), kiln::grid{3}, kiln::block{64}, 2, x, y, std::int64_t{n}, 0.5f, 1);

@@ -33,6 +33,10 @@ inline constexpr llvm::StringLiteral kKernelAttr = "kiln.kernel";
 /// operands tensor<?x?xT> over (kept, reduced), kept-space operands
 /// tensor<?xT> (docs/compiler-pipeline.md, "Reduction kernels").
 inline constexpr llvm::StringLiteral kReductionKernelAttr = "kiln.reduction_kernel";
+/// Unit attribute of the private func.func a kiln::elementwise lambda
+/// becomes: element values in, the result out; kernels of both families
+/// call it per element (Frontend/RawKernelGen.h, emitElementFunction).
+inline constexpr llvm::StringLiteral kElementFunctionAttr = "kiln.element_function";
 /// On a reduction's kiln.combine: the full inputs (bit i: argument i) that
 /// its operand is computed from, as the frontend wrote it. NumPy's operand
 /// shape is their broadcast even after fusion folds some of them away

@@ -1,0 +1,144 @@
+//===- Frontend/LambdaCall.cpp - kiln::elementwise call sites -------------===//
+#include "Frontend/LambdaCall.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/LambdaCapture.h"
+
+using namespace clang;
+
+namespace kiln::frontend {
+namespace {
+
+bool inKilnNamespace(const Decl *d) {
+  const auto *ns = dyn_cast<NamespaceDecl>(d->getDeclContext()->getRedeclContext());
+  return ns && ns->getName() == "kiln" && ns->getParent()->getRedeclContext()->isTranslationUnit();
+}
+
+/// What the lambda receives for an argument of type `a`: the element type
+/// of a kiln::array, a scalar as it is (kiln::detail::elementwise_value_t).
+QualType receivedType(QualType a) {
+  a = a.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  if (const auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(a->getAsCXXRecordDecl()))
+    if (spec->getName() == "array" && inKilnNamespace(spec) && spec->getTemplateArgs().size() == 1)
+      return spec->getTemplateArgs()[0].getAsType().getCanonicalType().getUnqualifiedType();
+  return a;
+}
+
+QualType parameterValueType(const ParmVarDecl *p) {
+  return p->getType().getNonReferenceType().getCanonicalType().getUnqualifiedType();
+}
+
+/// The lambda itself when the argument is written in the call (through the
+/// copy into the by-value parameter).
+const LambdaExpr *writtenLambda(const Expr *e) {
+  while (e) {
+    e = e->IgnoreImplicit()->IgnoreParens();
+    if (const auto *le = dyn_cast<LambdaExpr>(e))
+      return le;
+    if (const auto *ce = dyn_cast<CXXConstructExpr>(e); ce && ce->getNumArgs() == 1) {
+      e = ce->getArg(0);
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// The call operator clang instantiated for `received` (a generic lambda
+/// has one per combination of argument types).
+const CXXMethodDecl *callOperatorFor(const CXXRecordDecl *closure, const std::vector<QualType> &received) {
+  const FunctionTemplateDecl *tmpl = closure->getDependentLambdaCallOperator();
+  // A parameter spelled `auto` takes the argument's type exactly; one with a
+  // written type converts the argument to it.
+  auto matches = [&](const FunctionDecl *fd) {
+    const FunctionDecl *pattern = tmpl->getTemplatedDecl();
+    if (fd->getNumParams() != received.size() || pattern->getNumParams() != received.size())
+      return false;
+    for (unsigned i = 0; i < received.size(); ++i)
+      if (pattern->getParamDecl(i)->getType()->isDependentType() &&
+          parameterValueType(fd->getParamDecl(i)) != received[i])
+        return false;
+    return true;
+  };
+  if (!closure->isGenericLambda()) {
+    const CXXMethodDecl *op = closure->getLambdaCallOperator();
+    return op && op->getNumParams() == received.size() ? op : nullptr;
+  }
+  if (!tmpl)
+    return nullptr;
+  for (const FunctionDecl *spec : tmpl->specializations())
+    if (matches(spec) && spec->hasBody())
+      return cast<CXXMethodDecl>(spec);
+  return nullptr;
+}
+
+} // namespace
+
+std::optional<ElementwiseCall> classifyElementwiseCall(const Expr *e) {
+  const auto *call = dyn_cast_or_null<CallExpr>(e ? e->IgnoreImplicit()->IgnoreParens() : nullptr);
+  if (!call || isa<CXXOperatorCallExpr>(call) || isa<CXXMemberCallExpr>(call))
+    return std::nullopt;
+  const FunctionDecl *fd = call->getDirectCallee();
+  if (!fd || !fd->getIdentifier() || !inKilnNamespace(fd))
+    return std::nullopt;
+  bool into = fd->getName() == "elementwise_into";
+  if (!into && fd->getName() != "elementwise")
+    return std::nullopt;
+  unsigned first = into ? 1 : 0; // the functor's position
+  if (call->getNumArgs() < first + 2)
+    return std::nullopt;
+
+  ElementwiseCall c;
+  c.into = into ? call->getArg(0) : nullptr;
+  c.functor = call->getArg(first);
+  for (unsigned i = first + 1; i < call->getNumArgs(); ++i)
+    c.args.push_back(call->getArg(i));
+  auto fail = [&](SourceLocation at, std::string msg) {
+    c.error = std::move(msg);
+    c.errorAt = at;
+    return c;
+  };
+
+  const CXXRecordDecl *closure = c.functor->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  if (!closure || !closure->isLambda())
+    return fail(c.functor->getBeginLoc(), "kiln::elementwise takes a lambda, whose body kilnc compiles into the "
+                                          "kernel (not a function pointer or another callable)");
+  std::vector<QualType> received;
+  for (const Expr *a : c.args)
+    received.push_back(receivedType(a->getType()));
+  c.callOperator = callOperatorFor(closure, received);
+  if (!c.callOperator)
+    return fail(c.functor->getBeginLoc(), "kilnc cannot find the lambda's call operator for these arguments (it "
+                                          "takes " + std::to_string(received.size()) + " argument(s) here)");
+  if (!c.callOperator->isConst())
+    return fail(c.functor->getBeginLoc(), "a 'mutable' lambda is not supported by kiln::elementwise (each element "
+                                          "runs the lambda afresh)");
+
+  c.lambda = writtenLambda(c.functor);
+  if (!c.lambda) {
+    if (closure->capture_size() != 0)
+      return fail(c.functor->getBeginLoc(), "a lambda that captures variables must be written in the "
+                                            "kiln::elementwise call itself (kilnc passes the captured values at the "
+                                            "call); or pass them as arguments");
+    return c;
+  }
+  auto init = c.lambda->capture_init_begin();
+  for (const LambdaCapture &cap : c.lambda->captures()) {
+    const Expr *value = *init++;
+    if (!cap.capturesVariable())
+      return fail(cap.getLocation(), "a lambda of kiln::elementwise captures scalars only (not 'this')");
+    const ValueDecl *var = cap.getCapturedVar();
+    QualType t = var->getType().getNonReferenceType();
+    if (!t->isArithmeticType())
+      return fail(cap.getLocation(), "a lambda of kiln::elementwise captures scalars only; '" +
+                                         var->getNameAsString() + "' is a '" + t.getAsString() +
+                                         "' (pass arrays as arguments)");
+    c.captures.push_back(var);
+    c.captureInits.push_back(value);
+  }
+  return c;
+}
+
+} // namespace kiln::frontend
