@@ -63,4 +63,12 @@ public:
   using error::error;
 };
 
+/// CUDA source that NVRTC could not compile (kiln::raw_module::from_source),
+/// or NVRTC itself missing. The message holds NVRTC's log, with the line
+/// numbers of the source ("raw_module.cu(3): error: ..."). See docs/errors.md.
+class compile_error : public error {
+public:
+  using error::error;
+};
+
 } // namespace kiln

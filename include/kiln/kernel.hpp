@@ -378,6 +378,7 @@ template <class... A> device raw_launch_device(const stream *s, const A &...args
         first = &a;
   };
   (note(args), ...);
+  (void)note; // a launch without arguments
   return first ? first->device() : s ? s->get_device() : current_device();
 }
 
@@ -460,6 +461,136 @@ void launch(void (*kernel)(P...), const grid &, const block &, const shared_memo
   (void)kernel;
   if constexpr (detail::raw_parameters<P...>::template accept<A...>())
     detail::raw_kernel_not_compiled();
+}
+
+//===----------------------------------------------------------------------===//
+// Launching CUDA source (kiln::raw_function, kiln/raw_module.hpp)
+//===----------------------------------------------------------------------===//
+
+class raw_function;
+
+namespace detail {
+
+/// A checked launch shape of a raw_function.
+struct raw_launch_shape {
+  raw_dims grid, block;
+  std::size_t shared = 0;
+};
+
+/// The checks of a launch of CUDA source before its arguments are
+/// marshalled: value_error for an empty function or a shape out of CUDA's
+/// limits, device_error when `dev` is the host (CUDA source runs only on a
+/// GPU) or `s` is a stream of another device.
+raw_launch_shape check_cuda_source_launch(const raw_function &f, const grid &g, const block &b,
+                                          std::int64_t shared, device dev, const stream *s);
+/// Checks array argument `index` of a launch of `f` on `dev` (as
+/// check_raw_array: device_error on another device, value_error when not
+/// C-contiguous).
+void check_cuda_source_array(const raw_function &f, std::size_t index, const array_base &a, device dev);
+/// Queues `f` on GPU `dev` with the parameter values `args` (cuLaunchKernel's
+/// kernelParams). kiln::error "raw_module has no kernel 'x'" when the code
+/// has no such entry point, cuda_error naming the kernel when CUDA fails.
+void launch_cuda_source(const raw_function &f, device dev, const raw_launch_shape &shape, const stream *s,
+                        void **args);
+
+template <class A> inline constexpr bool is_launch_shape_argument = false;
+template <> inline constexpr bool is_launch_shape_argument<grid> = true;
+template <> inline constexpr bool is_launch_shape_argument<block> = true;
+template <> inline constexpr bool is_launch_shape_argument<shared_memory> = true;
+template <> inline constexpr bool is_launch_shape_argument<dim3> = true;
+
+/// Whether an argument of type A passes to CUDA source by value, in its own
+/// type: an arithmetic scalar (not long double, which CUDA lacks), an enum,
+/// a pointer, nullptr, or a trivially copyable struct (std::complex, a
+/// struct of parameters), its bytes as the kernel's parameter.
+template <class A>
+inline constexpr bool is_cuda_source_value =
+    (std::is_arithmetic_v<A> && !std::is_same_v<A, long double>) || std::is_enum_v<A> || std::is_pointer_v<A> ||
+    std::is_null_pointer_v<A> ||
+    (std::is_class_v<A> && std::is_trivially_copyable_v<A> && std::is_standard_layout_v<A> &&
+     !is_launch_shape_argument<A>);
+
+/// The parameter values of one argument of a launch of CUDA source: a value
+/// as is (above).
+template <class A> struct cuda_source_slot {
+  static_assert(!is_launch_shape_argument<A>,
+                "kiln::launch: kiln::grid, kiln::block and kiln::shared_memory come first, in that order, before "
+                "the kernel's arguments (then optionally a kiln::stream)");
+  static_assert(is_launch_shape_argument<A> || is_cuda_source_value<A>,
+                "kiln::launch of CUDA source: an argument must be a kiln::array, a kiln::span, a pointer, an "
+                "arithmetic scalar, an enum or a trivially copyable struct");
+  static constexpr std::size_t count = 1;
+  A value;
+  cuda_source_slot(const A &a, const raw_function &, std::size_t, device) : value(a) {}
+  void put(void **&out) noexcept { *out++ = &value; }
+};
+
+/// A kiln::array: its device pointer, after checking its device and layout.
+template <element E> struct cuda_source_slot<array<E>> {
+  static constexpr std::size_t count = 1;
+  E *value;
+  cuda_source_slot(const array<E> &a, const raw_function &f, std::size_t index, device dev) {
+    check_cuda_source_array(f, index, a, dev);
+    value = a.data();
+  }
+  void put(void **&out) noexcept { *out++ = &value; }
+};
+
+/// A kiln::span: two parameter values, its data pointer then its size (an
+/// int64: the kernel declares `T *data, long long size`).
+template <class T> struct cuda_source_slot<span<T>> {
+  static constexpr std::size_t count = 2;
+  T *data;
+  std::int64_t size;
+  cuda_source_slot(const span<T> &s, const raw_function &, std::size_t, device) : data(s.data()), size(s.size()) {}
+  void put(void **&out) noexcept {
+    *out++ = &data;
+    *out++ = &size;
+  }
+};
+
+/// Every kiln::launch of a raw_function comes here (I: the arguments'
+/// numbers, for messages).
+template <class... A, std::size_t... I>
+void launch_cuda_source(std::index_sequence<I...>, const raw_function &f, const grid &g, const block &b,
+                        std::int64_t shared, const stream *s, const A &...args) {
+  constexpr std::size_t count = (cuda_source_slot<A>::count + ... + 0);
+  const device dev = raw_launch_device(s, args...);
+  const raw_launch_shape shape = check_cuda_source_launch(f, g, b, shared, dev, s);
+  std::tuple<cuda_source_slot<A>...> slots{cuda_source_slot<A>(args, f, I, dev)...}; // in order
+  void *values[count + 1];
+  void **out = values;
+  std::apply([&](auto &...slot) { (slot.put(out), ...); }, slots);
+  launch_cuda_source(f, dev, shape, s, values);
+}
+
+} // namespace detail
+
+/// Runs kernel `f` of CUDA source (kiln::raw_module::function) over `g`
+/// blocks of `b` threads on a GPU, optionally with `shared` bytes of dynamic
+/// shared memory (extern __shared__) and on stream `s`. The launch's device
+/// is the first array argument's, else the stream's, else the current
+/// device; on the host it is a device_error (CUDA source runs only on a
+/// GPU). The arguments are NOT checked against the kernel's parameters (CUDA
+/// source has no C++ signature): a kiln::array passes its device pointer (it
+/// must be C-contiguous and on the launch's device), a kiln::span two values
+/// (data pointer, int64 size), and anything else its own C++ type's bytes:
+/// pass exactly the type the kernel declares (2.0f for a float, not 2.0).
+template <class... A> void launch(const raw_function &f, const grid &g, const block &b, const A &...args) {
+  detail::launch_cuda_source(std::index_sequence_for<A...>{}, f, g, b, 0, nullptr, args...);
+}
+template <class... A>
+void launch(const raw_function &f, const grid &g, const block &b, const shared_memory &shared, const A &...args) {
+  detail::launch_cuda_source(std::index_sequence_for<A...>{}, f, g, b, shared.bytes, nullptr, args...);
+}
+template <class... A>
+void launch(const raw_function &f, const grid &g, const block &b, const stream &s, const A &...args) {
+  detail::launch_cuda_source(std::index_sequence_for<A...>{}, f, g, b, 0, &s, args...);
+}
+template <class... A>
+void launch(const raw_function &f, const grid &g, const block &b, const shared_memory &shared, const stream &s,
+            const A &...args) {
+  detail::launch_cuda_source(std::index_sequence_for<A...>{}, f, g, b, shared.bytes, &s, args...);
 }
 
 } // namespace kiln
