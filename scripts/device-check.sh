@@ -29,6 +29,24 @@ bench() { # name, command...: output shown and kept in $out/name.jsonl; a nonzer
 nvidia-smi -L || true
 export KILN_DEVICE=${KILN_DEVICE:-cuda}
 
+# kiln::raw_module loads NVRTC at run time: the toolkit's when the loader or
+# /usr/local/cuda has it, else one a CuPy wheel brought (KILN_NVRTC names it).
+if [ -z "${KILN_NVRTC:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so\.1[23] ' &&
+  [ ! -e /usr/local/cuda/lib64/libnvrtc.so.13 ] && [ ! -e "${CUDA_HOME:-/nonexistent}/lib64/libnvrtc.so.13" ]; then
+  nvrtc=$(python3 - <<'PY' 2>/dev/null
+import glob, site
+dirs = site.getsitepackages() + [site.getusersitepackages()]
+for pattern in ("nvidia/*/lib/libnvrtc.so.13*", "nvidia/*/lib/libnvrtc.so.12*"):
+    hits = sorted(h for d in dirs for h in glob.glob(d + "/" + pattern))
+    if hits:
+        print(hits[0])
+        break
+PY
+)
+  [ -n "$nvrtc" ] && export KILN_NVRTC=$nvrtc
+fi
+echo "NVRTC for raw modules: ${KILN_NVRTC:-from the toolkit (library path or /usr/local/cuda/lib64)}"
+
 # Raw kernels beside the same CUDA C from nvcc -O3, in one run: each Kiln
 # kernel's time over nvcc's (>= 0.97 is the goal) and the host cost of a launch.
 raw_bench() {
@@ -53,8 +71,16 @@ if a and b:
 PY
 }
 
-# --raw: only the raw kernels (their unit tests, end-to-end program with the
-# sanitizers, benchmark), for a short device call.
+# CUDA source through NVRTC (kiln::raw_module) beside CuPy's RawModule, in one
+# run: ms from the source to a launched kernel, cold (empty caches) and warm.
+raw_module_bench() {
+  [ -x "$bin/bench_raw_module" ] || return 0
+  bench raw_module "$bin/bench_raw_module"
+  bench raw_module_cupy env PYTHONUNBUFFERED=1 python3 benchmarks/raw_module_cupy.py
+}
+
+# --raw: only the raw kernels and raw CUDA modules (their unit tests, the
+# end-to-end program with the sanitizers, benchmarks), for a short device call.
 if [ "${1:-}" = "--raw" ]; then
   for t in "$bin"/unit_runtime_raw*; do [ -x "$t" ] && run "$(basename "$t")" "$t" --gtest_brief=1; done
   run e2e_raw_kernels "$bin/e2e_raw_kernels"
@@ -62,7 +88,8 @@ if [ "${1:-}" = "--raw" ]; then
     run "$tool.e2e_raw_kernels" timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/e2e_raw_kernels"
   done
   raw_bench
-  [ -n "${OUT:-}" ] && cp "$out"/*.log "$out"/raw_report.md "$OUT"/ 2>/dev/null
+  raw_module_bench
+  [ -n "${OUT:-}" ] && cp "$out"/*.log "$out"/raw_report.md "$out"/raw_module*.jsonl "$OUT"/ 2>/dev/null
   printf '%s\n' "${status[@]}"
   exit $fail
 fi
@@ -119,7 +146,7 @@ if [ "${1:-}" != "--no-bench" ]; then
   bench host_peers env PYTHONUNBUFFERED=1 python3 benchmarks/host_peers.py
   python3 benchmarks/report.py "$out"/*.jsonl | tee "$out/report.md"
 fi
-if [ "${1:-}" != "--no-bench" ]; then raw_bench; fi
+if [ "${1:-}" != "--no-bench" ]; then raw_bench; raw_module_bench; fi
 
 if [ -n "${OUT:-}" ]; then
   cp "$out"/*.jsonl "$out"/report.md "$OUT"/ 2>/dev/null
