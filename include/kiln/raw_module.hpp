@@ -121,7 +121,7 @@ namespace detail {
 /// static data). Every pointer must stay valid for the life of the process.
 struct raw_module_image {
   const char *ptx;                     ///< NUL-terminated PTX, or nullptr
-  const unsigned char *fatbin;         ///< a fatbin or cubin, or nullptr
+  const unsigned char *fatbin;         ///< a fatbin or cubin (8-byte aligned), or nullptr
   std::size_t fatbin_size;             ///< bytes of `fatbin`
   const char *const *name_expressions; ///< num_names name expressions, as given to from_source
   const char *const *lowered_names;    ///< their lowered (mangled) names, as NVRTC gave them
