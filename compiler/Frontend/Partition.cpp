@@ -67,10 +67,6 @@ private:
 
   static bool isKept(Space s) { return s == Space::Kept || s == Space::KeptB; }
 
-  static bool hasReduction(const Node *n) {
-    return n->kind == Node::Kind::Reduce || llvm::any_of(n->operands, hasReduction);
-  }
-
   Space analyze(const Node *n, GroupState &st) {
     Space s = analyzeNode(n, st);
     st.space[n] = s;
@@ -139,8 +135,12 @@ private:
       g.keepdims = n->keepdims;
     }
     const Node *operand = n->operands[0];
-    if (ownOperand_.count(n) && operand->kind == Node::Kind::Op && !hasReduction(operand)) {
-      cut(operand, st); // computed by a kernel of its own: nothing to fold
+    if (ownOperand_.count(n) && operand->kind == Node::Kind::Op) {
+      // Computed by kernels of its own, reductions inside included: the
+      // reduction reads a real array, nothing of its operand left to fold
+      // (campaign seed 5038 #86: max(real(minimum(imag(u8), max(u8, -1))),
+      // 0) folds to a reduction of the constant 0 with no input).
+      cut(operand, st);
       st.space[operand] = Space::Any;
     } else if (isKept(analyze(operand, st))) {
       cut(operand, st); // a reduction of a reduction's result

@@ -281,6 +281,26 @@ void folded_reductions() {
                 kiln::to_string(r11.shape()).c_str());
     ++failures;
   }
+
+  // A reduction whose operand (with a reduction of other axes inside) folds
+  // to a constant: its operand gets kernels of its own, so the reduction
+  // reads an array (kilnc refused it: campaign seed 5038 #86).
+  auto u12 = rng.integers<std::uint8_t>(0, 255, {9, 9});
+  auto v12 = rng.integers<std::uint8_t>(0, 200, {9, 9});
+  auto r12 = kiln::max(kiln::real(kiln::minimum(kiln::imag(u12), kiln::max(v12, -1))), 0);
+  expect("max(real(minimum(imag(u8), max(u8, -1))), 0)", r12, 9, [](auto) { return C(0); }, 0);
+  // The same shape of program without the fold: minimum(u + 1, row maxima
+  // broadcast along the rows), summed over axis 0.
+  auto r13 = kiln::sum(kiln::minimum(u12 + 1, kiln::max(v12, -1)), 0);
+  std::vector<std::uint8_t> hu12 = u12.to_vector(), hv12 = v12.to_vector();
+  expect("sum(minimum(u8 + 1, max(u8, -1)), 0)", r13, 9, [&](std::size_t c) {
+    int m = 0; // max(v12, -1)[c]: the maximum of row c, broadcast as column c
+    for (int k = 0; k < 9; ++k) m = std::max<int>(m, hv12[c * 9 + k]);
+    std::uint64_t s = 0;
+    for (int r = 0; r < 9; ++r)
+      s += std::min<int>(static_cast<std::uint8_t>(hu12[r * 9 + c] + 1), m);
+    return C(double(s));
+  }, 0);
 }
 
 /// Every complex function and operator on the grid of special parts, as
