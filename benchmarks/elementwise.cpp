@@ -34,6 +34,23 @@ int main() {
   bench::emit("elementwise", "kiln (x-y)*(x-y)", bench::median_ms([&] { out = squared_diff(x, y); }), 3 * B);
   bench::emit("elementwise", "kiln leaky_relu", bench::median_ms([&] { out = leaky_relu(x); }), 2 * B);
   bench::emit("elementwise", "kiln chain of 8 ops", bench::median_ms([&] { out = chain8(x, y); }), 3 * B);
+  // kiln::elementwise with a lambda (CuPy's ElementwiseKernel): the same
+  // saxpy, and a lambda with a branch and a loop (a clipped polynomial).
+  bench::emit("elementwise", "kiln elementwise(lambda) a*x+y", bench::median_ms([&] {
+                out = kiln::elementwise([](float a, float p, float q) { return a * p + q; }, 2.5f, x, y);
+              }), 3 * B);
+  bench::emit("elementwise", "kiln elementwise(lambda) clipped poly", bench::median_ms([&] {
+                out = kiln::elementwise(
+                    [](float p, float q) {
+                      if (p > 0.9f)
+                        return q;
+                      float r = 0.0f;
+                      for (int k = 0; k < 4; ++k)
+                        r = r * p + q;
+                      return r;
+                    },
+                    x, y);
+              }), 3 * B);
 
   const std::int64_t m = std::int64_t(1) << 14;
   f32 X = x.reshape({m, m});

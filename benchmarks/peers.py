@@ -41,6 +41,9 @@ ek = cp.ElementwiseKernel("T a, T x, T y", "T z", "z = a * x + y", "saxpy")
 emit("cupy eager a*x+y", bench(lambda: a * x + y), 3 * B)
 emit("cupy.fuse a*x+y", bench(lambda: saxpy_f(a, x, y)), 3 * B)
 emit("ElementwiseKernel a*x+y", bench(lambda: ek(a, x, y, o)), 3 * B)
+ek_poly = cp.ElementwiseKernel("T p, T q", "T z", """
+    if (p > 0.9f) { z = q; } else { T r = 0; for (int k = 0; k < 4; ++k) r = r * p + q; z = r; }""", "clipped_poly")
+emit("ElementwiseKernel clipped poly", bench(lambda: ek_poly(x, y, o)), 3 * B)
 
 @cp.fuse
 def sq(x, y):

@@ -732,10 +732,13 @@ private:
       fail(at, "pointer arithmetic is not supported in " + where_ + " (index the pointer: p[i])");
       return {};
     }
+    // Signed overflow is undefined in C++ (clang marks these nsw): LLVM
+    // then knows a grid-stride loop's trip count and unrolls it.
+    arith::IntegerOverflowFlags ov = u ? arith::IntegerOverflowFlags::none : arith::IntegerOverflowFlags::nsw;
     switch (op) {
-    case cl::BO_Add: return f ? arith::AddFOp::create(b_, l, a, x).getResult() : arith::AddIOp::create(b_, l, a, x).getResult();
-    case cl::BO_Sub: return f ? arith::SubFOp::create(b_, l, a, x).getResult() : arith::SubIOp::create(b_, l, a, x).getResult();
-    case cl::BO_Mul: return f ? arith::MulFOp::create(b_, l, a, x).getResult() : arith::MulIOp::create(b_, l, a, x).getResult();
+    case cl::BO_Add: return f ? arith::AddFOp::create(b_, l, a, x).getResult() : arith::AddIOp::create(b_, l, a, x, ov).getResult();
+    case cl::BO_Sub: return f ? arith::SubFOp::create(b_, l, a, x).getResult() : arith::SubIOp::create(b_, l, a, x, ov).getResult();
+    case cl::BO_Mul: return f ? arith::MulFOp::create(b_, l, a, x).getResult() : arith::MulIOp::create(b_, l, a, x, ov).getResult();
     case cl::BO_Div:
       return f ? arith::DivFOp::create(b_, l, a, x).getResult()
              : u ? arith::DivUIOp::create(b_, l, a, x).getResult() : arith::DivSIOp::create(b_, l, a, x).getResult();
@@ -908,9 +911,12 @@ private:
       Value one = isa<FloatType>(t) ? arith::ConstantOp::create(b_, l, b_.getFloatAttr(t, 1.0)).getResult()
                                     : arith::ConstantOp::create(b_, l, b_.getIntegerAttr(t, 1)).getResult();
       bool inc = uo->isIncrementOp();
+      arith::IntegerOverflowFlags ov =
+          isUnsigned(sub->getType()) ? arith::IntegerOverflowFlags::none : arith::IntegerOverflowFlags::nsw;
       Value now = isa<FloatType>(t)
                       ? (inc ? arith::AddFOp::create(b_, l, old, one).getResult() : arith::SubFOp::create(b_, l, old, one).getResult())
-                      : (inc ? arith::AddIOp::create(b_, l, old, one).getResult() : arith::SubIOp::create(b_, l, old, one).getResult());
+                      : (inc ? arith::AddIOp::create(b_, l, old, one, ov).getResult()
+                             : arith::SubIOp::create(b_, l, old, one, ov).getResult());
       store(lv, now, l);
       return uo->isPrefix() ? now : old;
     }
@@ -1059,12 +1065,13 @@ private:
     if (fn == "global_thread_id") {
       Value bid = index64(gpu::Dimension::x, true, l), tid = index64(gpu::Dimension::x, false, l);
       Value bdim = arith::IndexCastUIOp::create(b_, l, b_.getI64Type(), gpu::BlockDimOp::create(b_, l, gpu::Dimension::x));
-      return arith::AddIOp::create(b_, l, arith::MulIOp::create(b_, l, bid, bdim), tid);
+      auto nuw = arith::IntegerOverflowFlags::nuw | arith::IntegerOverflowFlags::nsw;
+      return arith::AddIOp::create(b_, l, arith::MulIOp::create(b_, l, bid, bdim, nuw), tid, nuw);
     }
     if (fn == "grid_stride") {
       Value g = arith::IndexCastUIOp::create(b_, l, b_.getI64Type(), gpu::GridDimOp::create(b_, l, gpu::Dimension::x));
       Value bdim = arith::IndexCastUIOp::create(b_, l, b_.getI64Type(), gpu::BlockDimOp::create(b_, l, gpu::Dimension::x));
-      return arith::MulIOp::create(b_, l, g, bdim);
+      return arith::MulIOp::create(b_, l, g, bdim, arith::IntegerOverflowFlags::nuw | arith::IntegerOverflowFlags::nsw);
     }
     if (fn == "lane_id")
       return arith::IndexCastUIOp::create(b_, l, b_.getI32Type(), gpu::LaneIdOp::create(b_, l, nullptr));
