@@ -230,7 +230,14 @@ def np_eval_node(e, env):
         if np.result_type(a, b) == np.int16:
             a, b = np.asarray(a).astype(np.int32), np.asarray(b).astype(np.int32)
         if op == "pow":
-            return np.power(a, b)
+            r = np.power(a, b)
+            if np.ndim(b) == 0 and np.ndim(r) > 0 and r.dtype.kind == "f":
+                # Documented departure: NumPy's loop takes a broadcast scalar
+                # exponent of 0.5 as sqrt (pow(-inf, 0.5) = nan, pow(-0, 0.5)
+                # = -0, but only over more than one element); Kiln is C's pow
+                # everywhere (inf and +0), as NumPy is for an array exponent.
+                r = np.power(a, np.full(np.shape(r), b, dtype=r.dtype))
+            return r
         if PERTURB and op in ("==", "!=") and (rounded(e[2]) or rounded(e[3])):
             # An equality of a rounded value is decided by its last bits, which
             # moving them jumps over: a near-tie counts as undetermined.
