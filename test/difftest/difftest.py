@@ -266,7 +266,17 @@ def np_eval_node(e, env):
             raise ValueError("axis on a 0-d array")
         if op in ("max", "min") and a.dtype.kind == "c":
             NAN_CHOICE[0] = True
-        return getattr(np, op)(a, axis=axis, keepdims=keep)
+        r = getattr(np, op)(a, axis=axis, keepdims=keep)
+        if op == "prod" and PERTURB and a.dtype.kind in "fc":
+            # Another order of the same product: where the factors above 1
+            # alone overflow the dtype, some order reaches inf before a 0 (or
+            # a tiny factor) and gives nan or inf where NumPy's left-to-right
+            # order did not (campaign seed 5020 #116): order-dependent, so
+            # ill-conditioned.
+            with np.errstate(all="ignore"):
+                big = np.sum(np.log(np.maximum(1.0, np.abs(a).astype(np.float64))), axis=axis, keepdims=keep)
+            r = np.where(big > np.log(float(np.finfo(a.dtype).max)), np.array(np.nan, dtype=r.dtype), r)
+        return r
     raise AssertionError(k)
 
 
