@@ -79,9 +79,10 @@ public:
   /// compute capability among them plus its PTX (docs/user-guide.md).
   /// Results are cached in memory and on disk ($KILN_CACHE_DIR, else
   /// $XDG_CACHE_HOME/kiln, else ~/.cache/kiln; KILN_DISK_CACHE=0 turns the
-  /// disk cache off). Throws compile_error with NVRTC's log when the source
-  /// does not compile, or when NVRTC is not installed (saying what to
-  /// install). Thread-safe: threads compiling the same source share one
+  /// disk cache off); a cached result is found without loading NVRTC (its
+  /// key names NVRTC by its library file). Throws compile_error with NVRTC's
+  /// log when the source does not compile, or when it must be compiled and
+  /// NVRTC is not installed (saying what to install). Thread-safe: threads compiling the same source share one
   /// compilation.
   static raw_module from_source(std::string_view source, const std::vector<std::string> &options = {},
                                 const std::vector<std::string> &name_expressions = {});
@@ -137,6 +138,10 @@ raw_module raw_module_from_image(const raw_module_image &image);
 /// The version of the NVRTC that from_source uses ("13.0"), loading it on
 /// the first call; "" when none can be loaded.
 std::string nvrtc_version();
+
+/// Whether this process has loaded NVRTC (a from_source that compiled, or
+/// nvrtc_version()); from_source served by a cache does not load it.
+bool nvrtc_loaded() noexcept;
 
 /// NVRTC compilations this process has run (each nvrtcCompileProgram call,
 /// failed ones included; cache hits run none).

@@ -116,6 +116,7 @@ compiled_code compile(const library &lib, const std::string &source, const std::
            program_log(lib, prog.handle));
     out.lowered_names.emplace_back(lowered);
   }
+  out.nvrtc_version = std::to_string(lib.major) + "." + std::to_string(lib.minor);
   return out;
 }
 

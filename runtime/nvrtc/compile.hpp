@@ -21,6 +21,8 @@ struct compiled_code {
   std::string ptx;                        ///< "" when NVRTC gave none
   std::vector<unsigned char> cubin;       ///< empty for a virtual target (compute_XY)
   std::vector<std::string> lowered_names; ///< one per name expression, in order
+  std::string target;                     ///< what it was compiled for (target::name)
+  std::string nvrtc_version;              ///< the NVRTC that compiled it ("13.0")
 };
 
 /// Compiles `source` (called `source_name` in NVRTC's log) with `options`
@@ -43,5 +45,11 @@ struct target {
   std::string name;
 };
 target choose_target(const library &lib, const std::vector<std::string> &options);
+
+/// What choose_target's answer depends on besides NVRTC, known without
+/// loading it (part of the disk cache's key): "options" when the options
+/// name an architecture, else "lowest GPU <cc>" ("lowest GPU 0" without a
+/// GPU).
+std::string target_request(const std::vector<std::string> &options);
 
 } // namespace kiln::detail::nvrtc

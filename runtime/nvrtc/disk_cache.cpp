@@ -2,8 +2,10 @@
 //
 // File layout (little-endian u64 sizes; docs/kernel-abi.md):
 //
-//   "KILNRMC1"                      magic and format version
+//   "KILNRMC2"                      magic and format version
 //   u64 n, n bytes                  the key
+//   u64 n, n bytes                  the NVRTC version that compiled it ("13.0")
+//   u64 n, n bytes                  the target it was compiled for ("sm_90")
 //   u64 n, n bytes                  PTX (n may be 0)
 //   u64 n, n bytes                  cubin (n may be 0)
 //   u64 k, then k times u64 n, n bytes   lowered names of the name expressions
@@ -28,7 +30,7 @@
 namespace kiln::detail::nvrtc {
 namespace {
 
-constexpr char magic[8] = {'K', 'I', 'L', 'N', 'R', 'M', 'C', '1'};
+constexpr char magic[8] = {'K', 'I', 'L', 'N', 'R', 'M', 'C', '2'};
 /// Files above this are not read (a cache file is a few hundred KiB).
 constexpr std::uint64_t max_file_bytes = std::uint64_t(1) << 30;
 
@@ -204,6 +206,8 @@ std::optional<compiled_code> cache_load(const std::string &dir, const std::strin
   if (in.bytes() != key || !in.ok)
     return std::nullopt; // another key with the same hash
   compiled_code code;
+  code.nvrtc_version = std::string(in.bytes());
+  code.target = std::string(in.bytes());
   code.ptx = std::string(in.bytes());
   const std::string_view cubin = in.bytes();
   code.cubin.assign(cubin.begin(), cubin.end());
@@ -222,6 +226,8 @@ bool cache_store(const std::string &dir, const std::string &key, const compiled_
     return false;
   std::string data(magic, sizeof magic);
   put_bytes(data, key.data(), key.size());
+  put_bytes(data, code.nvrtc_version.data(), code.nvrtc_version.size());
+  put_bytes(data, code.target.data(), code.target.size());
   put_bytes(data, code.ptx.data(), code.ptx.size());
   put_bytes(data, code.cubin.data(), code.cubin.size());
   put_u64(data, code.lowered_names.size());

@@ -1,8 +1,9 @@
 //===- runtime/nvrtc/disk_cache.hpp - Compiled CUDA source on disk --------===//
 //
 // One file per compilation under <cache dir>/raw_modules/, named by a hash of
-// the key (source, options, name expressions, target, NVRTC version) and
-// holding the full key, so that a hash collision, a corrupt or a truncated
+// the key (source, options, name expressions, what the target depends on,
+// the NVRTC library file) and holding the full key (and the NVRTC version
+// and target of the compilation), so that a hash collision, a corrupt or a truncated
 // file is a miss (a recompilation), never a wrong kernel. Files are written to
 // a temporary name in the same folder and renamed, so that processes sharing
 // the folder see whole files or none. Every failure to read or write is a

@@ -31,7 +31,7 @@ namespace {
 /// The name of the source in NVRTC's messages ("raw_module.cu(3): error").
 constexpr const char *source_name = "raw_module.cu";
 /// Bumped when the key or the meaning of a cache file changes.
-constexpr const char *key_version = "kiln raw_module key 1";
+constexpr const char *key_version = "kiln raw_module key 2";
 
 /// One key of the in-memory cache: the state, once made. A thread making
 /// it holds `mutex`, so that the others wait for its compilation.
@@ -56,18 +56,21 @@ void add_field(std::string &key, std::string_view s) {
   key += '\n';
 }
 
-/// Everything a compilation's result depends on, unambiguously.
-std::string make_key(const nvrtc::library &lib, std::string_view source, const std::vector<std::string> &options,
-                     const std::vector<std::string> &names) {
+/// Everything a compilation's result depends on, unambiguously: NVRTC is
+/// named by its library file (nvrtc::file_identity), so that a warm start
+/// need not load it; the target by what chooses it (nvrtc::target_request).
+std::string make_key(const std::string &nvrtc_file, std::string_view source, const std::vector<std::string> &options,
+                     const std::string &target_request, const std::vector<std::string> &names) {
   std::string key;
-  key.reserve(source.size() + 256);
+  key.reserve(source.size() + 512);
   add_field(key, key_version);
-  add_field(key, "nvrtc " + std::to_string(lib.major) + "." + std::to_string(lib.minor));
+  add_field(key, "nvrtc file " + nvrtc_file);
   add_field(key, source_name);
   add_field(key, source);
   add_field(key, std::to_string(options.size()) + " options");
   for (const std::string &o : options)
     add_field(key, o);
+  add_field(key, "target " + target_request);
   add_field(key, std::to_string(names.size()) + " name expressions");
   for (const std::string &n : names)
     add_field(key, n);
@@ -78,11 +81,10 @@ void finish(raw_module_state &s) {
   s.entries = ptx_entries(s.ptx);
 }
 
-const raw_module_state *make_state(nvrtc::compiled_code code, const std::vector<std::string> &names,
-                                   const std::string &target) {
+const raw_module_state *make_state(nvrtc::compiled_code code, const std::vector<std::string> &names) {
   auto *s = new raw_module_state();
   s->source_name = source_name;
-  s->target = target;
+  s->target = std::move(code.target);
   s->owned_ptx = std::move(code.ptx);
   s->owned_cubin = std::move(code.cubin);
   s->ptx = s->owned_ptx.empty() ? nullptr : s->owned_ptx.c_str();
@@ -157,6 +159,8 @@ std::vector<std::string> ptx_entries(const char *ptx) {
 
 std::size_t nvrtc_compile_count() noexcept { return nvrtc::compile_count(); }
 
+bool nvrtc_loaded() noexcept { return nvrtc::is_loaded(); }
+
 std::string nvrtc_version() {
   const nvrtc::library *lib = nvrtc::loaded();
   return lib ? std::to_string(lib->major) + "." + std::to_string(lib->minor) : std::string();
@@ -197,12 +201,11 @@ raw_module raw_module_from_image(const raw_module_image &image) {
 
 raw_module raw_module::from_source(std::string_view source, const std::vector<std::string> &options,
                                    const std::vector<std::string> &name_expressions) {
-  const detail::nvrtc::library &lib = detail::nvrtc::require();
-  const detail::nvrtc::target target = detail::nvrtc::choose_target(lib, options);
-  std::vector<std::string> all_options = options;
-  if (!target.option.empty())
-    all_options.push_back(target.option);
-  const std::string key = detail::make_key(lib, source, all_options, name_expressions);
+  namespace nvrtc = detail::nvrtc;
+  // The key without loading NVRTC: a hit (in memory or on disk) never loads it.
+  const std::string nvrtc_file = nvrtc::file_identity();
+  const std::string request = nvrtc::target_request(options);
+  std::string key = detail::make_key(nvrtc_file, source, options, request, name_expressions);
 
   std::shared_ptr<detail::memory_slot> slot;
   {
@@ -215,13 +218,30 @@ raw_module raw_module::from_source(std::string_view source, const std::vector<st
   std::lock_guard<std::mutex> lock(slot->mutex); // a thread compiling this key makes the others wait
   if (slot->state)
     return raw_module(slot->state);
-  const std::string dir = detail::nvrtc::cache_directory();
-  std::optional<detail::nvrtc::compiled_code> code = detail::nvrtc::cache_load(dir, key, name_expressions.size());
+  // Without a known library file there is nothing to key a file by.
+  std::string dir = nvrtc_file.empty() ? std::string() : nvrtc::cache_directory();
+  std::optional<nvrtc::compiled_code> code = nvrtc::cache_load(dir, key, name_expressions.size());
   if (!code) {
-    code = detail::nvrtc::compile(lib, std::string(source), detail::source_name, all_options, name_expressions);
-    detail::nvrtc::cache_store(dir, key, *code); // best effort
+    const nvrtc::library &lib = nvrtc::require(); // compile_error without NVRTC
+    if (lib.identity != nvrtc_file) {
+      // The loader opened another file than the one found without it (a
+      // search file_identity does not follow, or a file replaced since):
+      // what it compiles is keyed by the file it came from.
+      key = detail::make_key(lib.identity, source, options, request, name_expressions);
+      dir = lib.identity.empty() ? std::string() : nvrtc::cache_directory();
+      code = nvrtc::cache_load(dir, key, name_expressions.size());
+    }
+    if (!code) {
+      const nvrtc::target target = nvrtc::choose_target(lib, options);
+      std::vector<std::string> all_options = options;
+      if (!target.option.empty())
+        all_options.push_back(target.option);
+      code = nvrtc::compile(lib, std::string(source), detail::source_name, all_options, name_expressions);
+      code->target = target.name;
+      nvrtc::cache_store(dir, key, *code); // best effort
+    }
   }
-  slot->state = detail::make_state(std::move(*code), name_expressions, target.name);
+  slot->state = detail::make_state(std::move(*code), name_expressions);
   return raw_module(slot->state);
 }
 

@@ -4,8 +4,10 @@
 // present, a cubin for the lowest compute capability among them (no JIT on
 // those GPUs) plus its PTX, which the driver JIT-compiles on newer ones;
 // without a GPU (CI, a build machine), PTX for compute_80, as kilnc's kernels
-// (every GPU Kiln supports JIT-compiles it). The target is part of the disk
-// cache's key.
+// (every GPU Kiln supports JIT-compiles it). What the choice depends on
+// (the options, the GPUs, and through the NVRTC library file what it
+// supports) is part of the disk cache's key; the choice is stored in the
+// file.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/nvrtc/compile.hpp"
@@ -14,6 +16,7 @@
 #include "runtime/launch/gpu_launch.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 
 namespace kiln::detail::nvrtc {
@@ -51,9 +54,8 @@ bool nvrtc_supports(const library &lib, int arch) {
   return std::find(archs.begin(), archs.end(), arch) != archs.end();
 }
 
-} // namespace
-
-target choose_target(const library &lib, const std::vector<std::string> &options) {
+/// The architecture the options name, if they do.
+std::optional<std::string> user_arch(const std::vector<std::string> &options) {
   for (std::size_t i = 0; i < options.size(); ++i) {
     const std::string_view o = options[i];
     for (std::string_view flag : {std::string_view("--gpu-architecture"), std::string_view("-arch")}) {
@@ -61,11 +63,25 @@ target choose_target(const library &lib, const std::vector<std::string> &options
         continue;
       std::string_view rest = o.substr(flag.size());
       if (rest.empty()) // the value as the next option
-        return {"", i + 1 < options.size() ? options[i + 1] : std::string()};
+        return i + 1 < options.size() ? options[i + 1] : std::string();
       if (rest[0] == '=')
-        return {"", std::string(rest.substr(1))};
+        return std::string(rest.substr(1));
     }
   }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::string target_request(const std::vector<std::string> &options) {
+  if (user_arch(options))
+    return "options";
+  return "lowest GPU " + std::to_string(lowest_gpu_arch());
+}
+
+target choose_target(const library &lib, const std::vector<std::string> &options) {
+  if (std::optional<std::string> arch = user_arch(options))
+    return {"", *arch};
   const int gpu = lowest_gpu_arch();
   if (gpu > 0 && nvrtc_supports(lib, gpu)) {
     const std::string name = "sm_" + std::to_string(gpu);

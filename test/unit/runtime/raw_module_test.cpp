@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -34,6 +35,7 @@
 #include <random>
 #include <spawn.h>
 #include <string>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -543,6 +545,114 @@ TEST_F(RawModule, WithoutKilnCacheDirTheCacheIsUnderXdgCacheHomeElseHome) {
     scoped_env h("HOME", home.c_str());
     raw_module::from_source(kernels_source);
     EXPECT_EQ(files_in(home + "/.cache/kiln/raw_modules").size(), 1u);
+  }
+}
+
+/// Puts NVRTC back as found (loaded again at the next use) when a test that
+/// refused loading it ends, however it ends.
+struct restore_nvrtc {
+  ~restore_nvrtc() { kiln::detail::nvrtc::reset_for_testing(); }
+};
+
+TEST_F(RawModule, ADiskHitNeverLoadsNvrtc) {
+  // Compiled (NVRTC loaded); the file records which NVRTC compiled it.
+  const raw_module first = raw_module::from_source(kernels_source, {}, kernels_names);
+  const std::string version = kiln::detail::nvrtc_version();
+  ASSERT_TRUE(kiln::detail::nvrtc_loaded());
+  const std::string bytes = read(only_cache_file());
+  EXPECT_EQ(bytes.substr(0, 8), "KILNRMC2");
+  EXPECT_TRUE(contains(bytes, "nvrtc file " + kiln::detail::nvrtc::file_identity())) << "the key names the library";
+  EXPECT_TRUE(contains(bytes, std::string(1, static_cast<char>(version.size())) + std::string(7, '\0') + version))
+      << "the version is a field of the file";
+
+  // As a new process in which NVRTC cannot be loaded: found without it.
+  const restore_nvrtc restore;
+  kiln::detail::nvrtc::reset_for_testing(/*refuse_loading=*/true);
+  kiln::detail::raw_module_clear_memory_cache();
+  EXPECT_FALSE(kiln::detail::nvrtc_loaded());
+  const std::size_t attempts = kiln::detail::nvrtc::load_attempts();
+  const std::size_t before = nvrtc_compile_count();
+  const raw_module hit = raw_module::from_source(kernels_source, {}, kernels_names);
+  EXPECT_EQ(kiln::detail::nvrtc::load_attempts(), attempts) << "a disk hit tried to load NVRTC";
+  EXPECT_FALSE(kiln::detail::nvrtc_loaded());
+  EXPECT_EQ(nvrtc_compile_count(), before);
+  EXPECT_EQ(hit.ptx(), first.ptx());
+  EXPECT_EQ(hit.target(), first.target()); // stored in the file
+  EXPECT_EQ(hit.function("scale_shift<double>").symbol(), "_Z11scale_shiftIdEvPT_S0_S0_x");
+  // In memory too.
+  EXPECT_EQ(raw_module::from_source(kernels_source, {}, kernels_names).state(), hit.state());
+  EXPECT_EQ(kiln::detail::nvrtc::load_attempts(), attempts);
+
+  // What is not cached must be compiled: only then is NVRTC looked for.
+  const std::string msg = message_of<kiln::compile_error>(
+      [] { raw_module::from_source("extern \"C\" __global__ void not_cached(float *x) { x[0] = 1; }\n"); });
+  EXPECT_TRUE(contains(msg, "cannot compile CUDA source: NVRTC could not be loaded")) << msg;
+  EXPECT_EQ(kiln::detail::nvrtc::load_attempts(), attempts + 1);
+  EXPECT_EQ(nvrtc_compile_count(), before);
+}
+
+TEST_F(RawModule, TheKeyNamesTheNvrtcLibraryFileByItsCanonicalPathSizeAndTime) {
+  raw_module::from_source(kernels_source);
+  ASSERT_EQ(cache_files().size(), 1u);
+  const kiln::detail::nvrtc::library *lib = kiln::detail::nvrtc::loaded();
+  ASSERT_NE(lib, nullptr);
+  // The file found without loading is the file the loader opened.
+  const std::string loaded_identity = lib->identity;
+  ASSERT_FALSE(loaded_identity.empty());
+  kiln::detail::nvrtc::reset_for_testing();
+  EXPECT_EQ(kiln::detail::nvrtc::file_identity(), loaded_identity);
+  EXPECT_FALSE(kiln::detail::nvrtc_loaded());
+  const std::string real_path = loaded_identity.substr(0, loaded_identity.rfind(' ', loaded_identity.rfind(' ') - 1));
+  ASSERT_TRUE(fs::is_regular_file(real_path)) << real_path;
+  EXPECT_EQ(real_path, fs::canonical(real_path).string());
+
+  const restore_nvrtc restore;
+  // KILN_NVRTC naming a link to the same file: the same file, a hit.
+  const std::string link = dir_ + "/libnvrtc-link.so";
+  fs::create_symlink(real_path, link);
+  {
+    scoped_env nvrtc("KILN_NVRTC", link.c_str());
+    kiln::detail::nvrtc::reset_for_testing(/*refuse_loading=*/true);
+    kiln::detail::raw_module_clear_memory_cache();
+    const std::size_t attempts = kiln::detail::nvrtc::load_attempts();
+    EXPECT_EQ(kiln::detail::nvrtc::file_identity(), loaded_identity);
+    EXPECT_TRUE(raw_module::from_source(kernels_source).valid());
+    EXPECT_EQ(kiln::detail::nvrtc::load_attempts(), attempts);
+  }
+  // Another file: a miss, so NVRTC must be loaded (here: refused).
+  const std::string other = dir_ + "/libnvrtc-other.so";
+  write(other, "not a library");
+  {
+    scoped_env nvrtc("KILN_NVRTC", other.c_str());
+    kiln::detail::nvrtc::reset_for_testing(/*refuse_loading=*/true);
+    kiln::detail::raw_module_clear_memory_cache();
+    const std::string id = kiln::detail::nvrtc::file_identity();
+    EXPECT_EQ(id, fs::canonical(other).string() + " 13 " + id.substr(id.rfind(' ') + 1));
+    const std::size_t attempts = kiln::detail::nvrtc::load_attempts();
+    EXPECT_THROW(raw_module::from_source(kernels_source), kiln::compile_error);
+    EXPECT_EQ(kiln::detail::nvrtc::load_attempts(), attempts + 1);
+    // Loading it for real fails too (not a library): a compile_error.
+    kiln::detail::nvrtc::reset_for_testing();
+    const std::string msg = message_of<kiln::compile_error>([] { raw_module::from_source(kernels_source); });
+    EXPECT_TRUE(contains(msg, "NVRTC could not be loaded (tried " + other)) << msg;
+
+    // The same path with another modification time or size is another
+    // library: another key.
+    struct timespec times[2] = {{0, UTIME_OMIT}, {1000000000, 123}};
+    ASSERT_EQ(utimensat(AT_FDCWD, other.c_str(), times, 0), 0);
+    kiln::detail::nvrtc::reset_for_testing(true);
+    const std::string touched = kiln::detail::nvrtc::file_identity();
+    EXPECT_EQ(touched, fs::canonical(other).string() + " 13 1000000000.123");
+    write(other, "not a library either");
+    kiln::detail::nvrtc::reset_for_testing(true);
+    EXPECT_NE(kiln::detail::nvrtc::file_identity(), touched);
+  }
+  // No file at all: no identity; then only compiling needs NVRTC.
+  {
+    const std::string missing = dir_ + "/no-such-libnvrtc.so";
+    scoped_env nvrtc("KILN_NVRTC", missing.c_str());
+    kiln::detail::nvrtc::reset_for_testing();
+    EXPECT_EQ(kiln::detail::nvrtc::file_identity(), "");
   }
 }
 
