@@ -254,6 +254,109 @@ Node *TreeBuilder::makeLambda(const Expr *e, ExprTree &t, unsigned depth) {
   return t.nodes.back().get();
 }
 
+Node *TreeBuilder::lambdaNode(const Expr *e, const Expr *functor, Node *arg, QualType received, ElementType type,
+                               ExprTree &t, unsigned depth) {
+  ElementwiseCall lambda;
+  analyzeLambda(functor, {received}, "kiln::reduce", lambda);
+  if (!lambda.error.empty()) {
+    failure_ = Failure::Lambda;
+    failureMessage_ = lambda.error;
+    failureAt_ = lambda.errorAt;
+    return nullptr;
+  }
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::Op;
+  node->op = OpKind::Lambda;
+  node->expr = e;
+  node->type = type;
+  node->callOperator = lambda.callOperator;
+  node->functor = functor;
+  node->captures = lambda.captures;
+  for (const Expr *init : lambda.captureInits) {
+    Node *child = visit(init, t, depth + 1);
+    if (!child)
+      return nullptr;
+    node->operands.push_back(child);
+  }
+  node->operands.push_back(arg);
+  t.nodes.push_back(std::move(node));
+  return t.nodes.back().get();
+}
+
+/// kiln::reduce(x, map, combine, identity, post, axes, keepdims): post over a
+/// Custom reduction of map over x.
+Node *TreeBuilder::makeCustomReduce(const Expr *e, ExprTree &t, unsigned depth) {
+  ReductionCall call = *classifyReduction(e);
+  auto fail = [&](SourceLocation at, const std::string &msg) -> Node * {
+    failure_ = Failure::Lambda;
+    failureMessage_ = msg;
+    failureAt_ = at;
+    return nullptr;
+  };
+  // The types the header computes: T (x's element), A = map(T), R = post(A).
+  const auto *fd = cast<CallExpr>(stripImplicit(e))->getDirectCallee();
+  const TemplateArgumentList *targs = fd ? fd->getTemplateSpecializationArgs() : nullptr;
+  if (!targs || targs->size() < 1)
+    return fail(e->getBeginLoc(), "kilnc cannot read the types of this kiln::reduce call");
+  QualType elemT = targs->get(0).getAsType().getCanonicalType();
+  Node *x = visit(call.operand, t, depth + 1);
+  if (!x)
+    return nullptr;
+  ElementwiseCall probe;
+  analyzeLambda(call.map, {elemT}, "kiln::reduce", probe);
+  if (!probe.error.empty())
+    return fail(probe.errorAt, probe.error);
+  QualType accT = probe.callOperator->getReturnType().getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  std::optional<ElementType> acc = exactElementType(accT);
+  if (!acc || kindOf(*acc) == TypeKind::Complex)
+    return fail(call.map->getBeginLoc(), "kiln::reduce's map returns '" + accT.getAsString() +
+                                             "'; the accumulator is bool, an integer, float or double");
+  Node *mapped = lambdaNode(e, call.map, x, elemT, *acc, t, depth);
+  if (!mapped)
+    return nullptr;
+
+  ElementwiseCall combine;
+  analyzeLambda(call.combine, {accT, accT}, "kiln::reduce", combine);
+  if (!combine.error.empty())
+    return fail(combine.errorAt, combine.error);
+  if (!combine.captures.empty())
+    return fail(call.combine->getBeginLoc(), "kiln::reduce's combine lambda cannot capture variables (it runs at "
+                                             "every step of the reduction tree, in several kernels); pass values "
+                                             "through map");
+  Expr::EvalResult value;
+  const Expr *identity = call.identity->IgnoreImplicit();
+  if (identity->isValueDependent() || !identity->EvaluateAsRValue(value, ctx_) || value.HasSideEffects ||
+      !(value.Val.isInt() || value.Val.isFloat()))
+    return fail(call.identity->getBeginLoc(), "kiln::reduce's identity must be a constant (an integer or "
+                                              "floating-point literal or constexpr value)");
+
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::Reduce;
+  node->reduce = ReduceKind::Custom;
+  node->type = *acc;
+  node->expr = e;
+  node->axes = axesSpecOf(call.axes, ctx_);
+  node->keepdims = keepdimsSpecOf(call.keepdims, ctx_);
+  node->combineOperator = combine.callOperator;
+  node->combineFunctor = call.combine;
+  node->identityExpr = call.identity;
+  if (value.Val.isInt()) {
+    node->identityInt = value.Val.getInt().getExtValue();
+    node->identityFloat = static_cast<double>(node->identityInt);
+  } else {
+    node->identityFloat = value.Val.getFloat().convertToDouble();
+    node->identityInt = static_cast<long long>(node->identityFloat);
+  }
+  node->operands.push_back(mapped);
+  t.nodes.push_back(std::move(node));
+  Node *reduced = t.nodes.back().get();
+
+  std::optional<ElementType> result = arrayElementType(e->getType());
+  if (!result)
+    return fail(e->getBeginLoc(), "kilnc cannot read the result type of this kiln::reduce call");
+  return lambdaNode(e, call.post, reduced, accT, *result, t, depth);
+}
+
 Node *TreeBuilder::constantNode(ExprTree &t, const Expr *e, ElementType type, long long value) {
   auto node = std::make_unique<Node>();
   node->kind = Node::Kind::Constant;
@@ -267,6 +370,8 @@ Node *TreeBuilder::constantNode(ExprTree &t, const Expr *e, ElementType type, lo
 
 Node *TreeBuilder::makeReduce(const Expr *e, ExprTree &t, unsigned depth) {
   ReductionCall call = *classifyReduction(e);
+  if (call.kind == ReduceKind::Custom)
+    return makeCustomReduce(e, t, depth);
   auto node = std::make_unique<Node>();
   node->kind = Node::Kind::Reduce;
   node->reduce = call.kind;

@@ -47,7 +47,8 @@ enum class OpKind {
 const char *opName(OpKind k);
 
 /// Every reduction of SPEC.md section 1 (and linalg::norm).
-enum class ReduceKind { Sum, Prod, Mean, Max, Min, ArgMax, ArgMin, All, Any, Var, Std, CountNonzero, Norm };
+enum class ReduceKind { Sum, Prod, Mean, Max, Min, ArgMax, ArgMin, All, Any, Var, Std, CountNonzero, Norm,
+                        Custom /* kiln::reduce: the combine lambda */ };
 
 const char *reduceName(ReduceKind k);
 
@@ -90,6 +91,14 @@ struct Node {
   AxesSpec axes;
   KeepdimsSpec keepdims;
   double normOrder = 2; ///< Norm: the vector norm's order (2 for Frobenius)
+  // Custom (kiln::reduce): the combine lambda's call operator (A, A) -> A,
+  // its element function, and the identity (a constant of type A, written
+  // as `identityExpr`). The map and post lambdas are Lambda nodes around it.
+  const clang::CXXMethodDecl *combineOperator = nullptr;
+  const clang::Expr *combineFunctor = nullptr, *identityExpr = nullptr;
+  std::string combineSymbol;
+  double identityFloat = 0;
+  long long identityInt = 0;
   std::string normOrderText = "::kiln::detail::norm_ord{}"; ///< Norm: `ord` as written, for the eager form
 
   // Lambda: the lambda's call operator for these operands, and the
@@ -197,6 +206,10 @@ private:
   std::vector<const clang::Expr *> nested_;
   llvm::SmallPtrSet<const clang::VarDecl *, 8> expanding_; ///< locals being inlined
   Node *makeLambda(const clang::Expr *e, ExprTree &t, unsigned depth);
+  Node *makeCustomReduce(const clang::Expr *e, ExprTree &t, unsigned depth);
+  /// A Lambda node applying `functor` (analyzed for `received`) to `arg`.
+  Node *lambdaNode(const clang::Expr *e, const clang::Expr *functor, Node *arg, clang::QualType received,
+                   ElementType type, ExprTree &t, unsigned depth);
   Failure failure_ = Failure::None;
   std::string failureMessage_;
   clang::SourceLocation failureAt_;

@@ -289,6 +289,11 @@ private:
   /// same at every use: its original text (a shared leaf's first use may lie
   /// in text another group already replaced).
   std::string textOf(const Expr *e) {
+    // A local variable by its name: an implicit capture's DeclRefExpr (a
+    // lambda's `[=]` operand of kiln::elementwise) lies at the `=`.
+    if (const auto *ref = dyn_cast<DeclRefExpr>(e))
+      if (const auto *vd = dyn_cast<VarDecl>(ref->getDecl()); vd && vd->isLocalVarDeclOrParm() && !ref->hasQualifier())
+        return vd->getNameAsString();
     CharSourceRange r = fileRange(e->getSourceRange());
     if (isa<DeclRefExpr>(e))
       return Lexer::getSourceText(r, sm_, ctxAST_.getLangOpts()).str();
@@ -392,6 +397,15 @@ private:
   bool emitElementFunctions(ExprTree &tree) {
     for (const auto &node : tree.nodes) {
       Node &n = *node;
+      if (n.kind == Node::Kind::Reduce && n.reduce == ReduceKind::Custom && n.combineSymbol.empty()) {
+        // kiln::reduce's combine: (A, A) -> A.
+        std::string name = "kiln_" + stem_ + "_" + hash_ + "_combine" + std::to_string(fnCounter_++);
+        if (!emitElementFunction(result_.module.get(), name, *n.combineOperator, {}, {n.type, n.type}, n.type,
+                                 ctxAST_, [&](SourceLocation at, const std::string &msg) { error(at, msg); }))
+          return false;
+        n.combineSymbol = name;
+        continue;
+      }
       if (n.kind != Node::Kind::Op || n.op != OpKind::Lambda || !n.lambdaSymbol.empty())
         continue;
       std::vector<ElementType> types;

@@ -2,6 +2,7 @@
 #include "Frontend/FuseBodyChecker.h"
 #include "Frontend/ElementType.h"
 #include "Frontend/LambdaCall.h"
+#include "Frontend/ReductionCall.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -103,6 +104,10 @@ public:
   bool VisitCallExpr(CallExpr *call) {
     if (auto lambda = classifyElementwiseCall(call); lambda && lambda->lambda)
       elementLambdas_.insert(lambda->lambda);
+    if (auto r = classifyReduction(call); r && r->kind == ReduceKind::Custom)
+      for (const Expr *f : {r->map, r->combine, r->post})
+        if (const LambdaExpr *le = writtenLambda(f))
+          elementLambdas_.insert(le);
     const FunctionDecl *fd = call->getDirectCallee();
     SourceLocation loc = call->getBeginLoc();
     if (const auto *oc = dyn_cast<CXXOperatorCallExpr>(call)) {

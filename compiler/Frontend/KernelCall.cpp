@@ -85,6 +85,9 @@ public:
                "), " + kd + ")";
       case ReduceKind::Norm:
         return "::kiln::linalg::norm(" + x + ", " + n.normOrderText + ", " + ax + ", " + kd + ")";
+      case ReduceKind::Custom: // the fold alone: map and post are Lambda nodes around it
+        return "::kiln::detail::reduce_fold(" + x + ", " + textOf_(n.combineFunctor) + ", static_cast<" +
+               cxxSpelling(n.type) + ">(" + textOf_(n.identityExpr) + "), " + ax + ", " + kd + ")";
       default:
         return std::string("::kiln::") + reduceName(n.reduce) + "(" + x + ", " + ax + ", " + kd + ")";
       }

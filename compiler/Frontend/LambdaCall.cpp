@@ -16,19 +16,7 @@ bool inKilnNamespace(const Decl *d) {
   return ns && ns->getName() == "kiln" && ns->getParent()->getRedeclContext()->isTranslationUnit();
 }
 
-/// What the lambda receives for an argument of type `a`: the element type
-/// of a kiln::array, a scalar as it is (kiln::detail::elementwise_value_t).
-QualType receivedType(QualType a) {
-  a = a.getNonReferenceType().getCanonicalType().getUnqualifiedType();
-  if (const auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(a->getAsCXXRecordDecl()))
-    if (spec->getName() == "array" && inKilnNamespace(spec) && spec->getTemplateArgs().size() == 1)
-      return spec->getTemplateArgs()[0].getAsType().getCanonicalType().getUnqualifiedType();
-  return a;
-}
-
-QualType parameterValueType(const ParmVarDecl *p) {
-  return p->getType().getNonReferenceType().getCanonicalType().getUnqualifiedType();
-}
+} // namespace
 
 /// The lambda itself when the argument is written in the call (through the
 /// copy into the by-value parameter).
@@ -44,6 +32,20 @@ const LambdaExpr *writtenLambda(const Expr *e) {
     return nullptr;
   }
   return nullptr;
+}
+
+QualType receivedType(QualType a) {
+  a = a.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  if (const auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(a->getAsCXXRecordDecl()))
+    if (spec->getName() == "array" && inKilnNamespace(spec) && spec->getTemplateArgs().size() == 1)
+      return spec->getTemplateArgs()[0].getAsType().getCanonicalType().getUnqualifiedType();
+  return a;
+}
+
+namespace {
+
+QualType parameterValueType(const ParmVarDecl *p) {
+  return p->getType().getNonReferenceType().getCanonicalType().getUnqualifiedType();
 }
 
 /// The call operator clang instantiated for `received` (a generic lambda
@@ -76,6 +78,50 @@ const CXXMethodDecl *callOperatorFor(const CXXRecordDecl *closure, const std::ve
 
 } // namespace
 
+void analyzeLambda(const Expr *functor, const std::vector<QualType> &received, llvm::StringRef what,
+                   ElementwiseCall &out) {
+  out.functor = functor;
+  const std::string w = what.str();
+  auto fail = [&](SourceLocation at, std::string msg) {
+    out.error = std::move(msg);
+    out.errorAt = at;
+  };
+  const CXXRecordDecl *closure = functor->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  if (!closure || !closure->isLambda())
+    return fail(functor->getBeginLoc(), w + " takes a lambda, whose body kilnc compiles into the "
+                                          "kernel (not a function pointer or another callable)");
+  out.callOperator = callOperatorFor(closure, received);
+  if (!out.callOperator)
+    return fail(functor->getBeginLoc(), "kilnc cannot find the lambda's call operator for these arguments (it "
+                                          "takes " + std::to_string(received.size()) + " argument(s) here)");
+  if (!out.callOperator->isConst())
+    return fail(functor->getBeginLoc(), "a 'mutable' lambda is not supported by " + w + " (each element "
+                                          "runs the lambda afresh)");
+
+  out.lambda = writtenLambda(functor);
+  if (!out.lambda) {
+    if (closure->capture_size() != 0)
+      return fail(functor->getBeginLoc(), "a lambda that captures variables must be written in the " + w +
+                                            " call itself (kilnc passes the captured values at the "
+                                            "call); or pass them as arguments");
+    return;
+  }
+  auto init = out.lambda->capture_init_begin();
+  for (const LambdaCapture &cap : out.lambda->captures()) {
+    const Expr *value = *init++;
+    if (!cap.capturesVariable())
+      return fail(cap.getLocation(), "a lambda of " + w + " captures scalars only (not 'this')");
+    const ValueDecl *var = cap.getCapturedVar();
+    QualType t = var->getType().getNonReferenceType();
+    if (!t->isArithmeticType())
+      return fail(cap.getLocation(), "a lambda of " + w + " captures scalars only; '" +
+                                         var->getNameAsString() + "' is a '" + t.getAsString() +
+                                         "' (pass arrays as arguments)");
+    out.captures.push_back(var);
+    out.captureInits.push_back(value);
+  }
+}
+
 std::optional<ElementwiseCall> classifyElementwiseCall(const Expr *e) {
   const auto *call = dyn_cast_or_null<CallExpr>(e ? e->IgnoreImplicit()->IgnoreParens() : nullptr);
   if (!call || isa<CXXOperatorCallExpr>(call) || isa<CXXMemberCallExpr>(call))
@@ -101,43 +147,10 @@ std::optional<ElementwiseCall> classifyElementwiseCall(const Expr *e) {
     return c;
   };
 
-  const CXXRecordDecl *closure = c.functor->getType().getNonReferenceType()->getAsCXXRecordDecl();
-  if (!closure || !closure->isLambda())
-    return fail(c.functor->getBeginLoc(), "kiln::elementwise takes a lambda, whose body kilnc compiles into the "
-                                          "kernel (not a function pointer or another callable)");
   std::vector<QualType> received;
   for (const Expr *a : c.args)
     received.push_back(receivedType(a->getType()));
-  c.callOperator = callOperatorFor(closure, received);
-  if (!c.callOperator)
-    return fail(c.functor->getBeginLoc(), "kilnc cannot find the lambda's call operator for these arguments (it "
-                                          "takes " + std::to_string(received.size()) + " argument(s) here)");
-  if (!c.callOperator->isConst())
-    return fail(c.functor->getBeginLoc(), "a 'mutable' lambda is not supported by kiln::elementwise (each element "
-                                          "runs the lambda afresh)");
-
-  c.lambda = writtenLambda(c.functor);
-  if (!c.lambda) {
-    if (closure->capture_size() != 0)
-      return fail(c.functor->getBeginLoc(), "a lambda that captures variables must be written in the "
-                                            "kiln::elementwise call itself (kilnc passes the captured values at the "
-                                            "call); or pass them as arguments");
-    return c;
-  }
-  auto init = c.lambda->capture_init_begin();
-  for (const LambdaCapture &cap : c.lambda->captures()) {
-    const Expr *value = *init++;
-    if (!cap.capturesVariable())
-      return fail(cap.getLocation(), "a lambda of kiln::elementwise captures scalars only (not 'this')");
-    const ValueDecl *var = cap.getCapturedVar();
-    QualType t = var->getType().getNonReferenceType();
-    if (!t->isArithmeticType())
-      return fail(cap.getLocation(), "a lambda of kiln::elementwise captures scalars only; '" +
-                                         var->getNameAsString() + "' is a '" + t.getAsString() +
-                                         "' (pass arrays as arguments)");
-    c.captures.push_back(var);
-    c.captureInits.push_back(value);
-  }
+  analyzeLambda(c.functor, received, "kiln::elementwise", c);
   return c;
 }
 

@@ -45,6 +45,22 @@ struct ElementwiseCall {
 /// kiln::elementwise_into.
 std::optional<ElementwiseCall> classifyElementwiseCall(const clang::Expr *e);
 
+/// A lambda argument of a Kiln call and its call operator for arguments of
+/// the `received` types (what the call passes it): fills `functor`,
+/// `lambda`, `callOperator`, `captures` and `captureInits` of `out`, or its
+/// `error` and `errorAt`. `what` names the call in messages
+/// ("kiln::elementwise", "kiln::reduce's map").
+void analyzeLambda(const clang::Expr *functor, const std::vector<clang::QualType> &received, llvm::StringRef what,
+                   ElementwiseCall &out);
+
+/// The lambda `e` is, when it is written there (through the copy into a
+/// by-value parameter), else null.
+const clang::LambdaExpr *writtenLambda(const clang::Expr *e);
+
+/// What a lambda receives for an argument of C++ type `a`: the element
+/// type of a kiln::array, a scalar as it is.
+clang::QualType receivedType(clang::QualType a);
+
 } // namespace kiln::frontend
 
 #endif

@@ -615,6 +615,8 @@ private:
     case cl::CK_LValueToRValue: {
       if (const auto *me = dyn_cast<cl::MemberExpr>(sub->IgnoreParens())) // thread_idx().x
         return member(me, l);
+      if (const auto *co = dyn_cast<cl::ConditionalOperator>(sub->IgnoreParens()))
+        return conditional(co, l); // `a > b ? a : b` of two places: the value chosen
       if (Value v = namedConstant(c, sub, l))
         return v; // a constant the body names without capturing it (const int n = 4)
       if (const auto *call = dyn_cast<cl::CallExpr>(sub->IgnoreParens()); call && !isa<cl::CXXOperatorCallExpr>(call))

@@ -144,6 +144,7 @@ const char *reduceName(ReduceKind k) {
   case ReduceKind::Std: return "std";
   case ReduceKind::CountNonzero: return "count_nonzero";
   case ReduceKind::Norm: return "linalg::norm";
+  case ReduceKind::Custom: return "reduce";
   }
   return "?";
 }
@@ -192,6 +193,20 @@ std::optional<ReductionCall> classifyReduction(const Expr *e) {
     const FunctionDecl *fd = ce->getDirectCallee();
     if (!fd || !fd->getIdentifier() || ce->getNumArgs() < 1 || !arrayElementType(ce->getArg(0)->getType()))
       return std::nullopt;
+    if (inNamespace(fd) && fd->getName() == "reduce") {
+      // kiln::reduce(x, map, combine, identity, post, axes = all, keepdims = false)
+      if (ce->getNumArgs() < 5)
+        return std::nullopt;
+      call.kind = ReduceKind::Custom;
+      call.operand = ce->getArg(0);
+      call.map = ce->getArg(1);
+      call.combine = ce->getArg(2);
+      call.identity = ce->getArg(3);
+      call.post = ce->getArg(4);
+      call.axes = ce->getNumArgs() > 5 ? given(ce->getArg(5)) : nullptr;
+      call.keepdims = ce->getNumArgs() > 6 ? given(ce->getArg(6)) : nullptr;
+      return call;
+    }
     if (inNamespace(fd, "linalg") && fd->getName() == "norm") {
       call.kind = ReduceKind::Norm;
     } else if (inNamespace(fd)) {

@@ -22,6 +22,8 @@ struct ReductionCall {
   const clang::Expr *keepdims = nullptr; ///< null: the default (false)
   const clang::Expr *ddof = nullptr;     ///< var/std; null: 0
   const clang::Expr *order = nullptr;    ///< norm; null: the default (ord=None)
+  /// kiln::reduce(x, map, combine, identity, post, axes, keepdims)
+  const clang::Expr *map = nullptr, *combine = nullptr, *identity = nullptr, *post = nullptr;
 };
 
 /// The reduction `e` calls, if it is one of Kiln's.

@@ -229,7 +229,7 @@ private:
   /// A reduction generic over `src` (the operand, tensor<?x?xS>): maps each
   /// element with `map` to values of `valueTypes` and folds them with `kind`.
   /// Returns the state tensors (tensor<?xState_i>).
-  SmallVector<Value> reduceGeneric(Location loc, CombinerKind kind, Value src, ElementType srcType,
+  SmallVector<Value> reduceGeneric(Location loc, const Combiner &kind, Value src, ElementType srcType,
                                    TypeRange valueTypes, const ElementMap &map) {
     MLIRContext *ctx = module_.getContext();
     SmallVector<Type> state = *combinerStateTypes(kind, valueTypes);
@@ -259,7 +259,8 @@ private:
             return arith::IndexCastOp::create(rb, rl, rb.getI64Type(), i);
           };
           SmallVector<Value> values = map(sb, x, index);
-          auto combine = CombineOp::create(rb, rl, kind, args.drop_front(1), values);
+          auto combine = CombineOp::create(rb, rl, kind.kind, args.drop_front(1), values, kind.function,
+                                           kind.identity);
           combine->setAttr(kShapeInputsAttr,
                            rb.getI64IntegerAttr(static_cast<std::int64_t>(fullInputsOf(src) | operandLeaves_)));
           linalg::YieldOp::create(rb, rl, combine.getResults());
@@ -364,6 +365,19 @@ private:
       return emitMoments(n, src, loc);
     case ReduceKind::Norm:
       return emitNorm(n, src, loc);
+    case ReduceKind::Custom: {
+      // kiln::reduce: the operand is map's result (type r); combine's element
+      // function merges, from the identity constant.
+      Type t = typeOf(r);
+      TypedAttr identity = isa<FloatType>(t) ? TypedAttr(b_.getFloatAttr(t, n.identityFloat))
+                           : t.isInteger(1)  ? TypedAttr(b_.getBoolAttr(n.identityInt != 0))
+                                             : TypedAttr(b_.getIntegerAttr(
+                                                   t, APInt(t.getIntOrFloatBitWidth(), std::uint64_t(n.identityInt),
+                                                            /*isSigned=*/false, /*implicitTrunc=*/true)));
+      Combiner combiner(CombinerKind::Custom, FlatSymbolRefAttr::get(ctx, n.combineSymbol), identity);
+      Value st = reduceGeneric(loc, combiner, src, s, TypeRange{t}, castTo(r))[0];
+      return finish(loc, st, r, passThrough);
+    }
     }
     return {};
   }

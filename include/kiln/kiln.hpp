@@ -19,6 +19,7 @@
 #include "kiln/memory.hpp"
 #include "kiln/ops.hpp"
 #include "kiln/random.hpp"
+#include "kiln/reduce.hpp"
 #include "kiln/raw_module.hpp"
 #include "kiln/reductions.hpp"
 #include "kiln/shape.hpp"

@@ -73,6 +73,11 @@ int main() {
     return double(r);
   }, 1e-6);
 
+  // An implicit capture ([=]) of a variable that is not a constant.
+  float gain = static_cast<float>(m) / 10.0f;
+  expect("implicit capture", kiln::elementwise([=](float v) { return v * gain; }, x), count,
+         [&](std::size_t i) { return double(hx[i] * (37.0f / 10.0f)); }, 1e-6);
+
   // Broadcasting: a column (m, 1), a row (n,), an int scalar and a double scalar.
   kiln::array<double> col = rng.normal<double>({m, 1}, 0.0, 1.0);
   kiln::array<float> row = rng.normal<float>({n}, 0.0, 1.0);

@@ -165,7 +165,7 @@ SmallVector<Value> Space::reducedCoords(OpBuilder &b, Location loc, Value r) con
 /// A stage's own slot.
 static Slot ownSlot(const ReductionProgram &p, unsigned stage) {
   CombineOp combine = p.stages[stage].combine;
-  return Slot{stage, combine.getKind(), p.stages[stage].stateTypes, nullptr};
+  return Slot{stage, Combiner::of(combine), p.stages[stage].stateTypes, nullptr};
 }
 
 LevelStates LevelStates::identity(OpBuilder &b, Location loc, const ReductionProgram &p, ArrayRef<unsigned> stages) {

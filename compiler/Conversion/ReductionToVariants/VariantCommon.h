@@ -10,6 +10,7 @@
 #pragma once
 
 #include "Analysis/ReductionProgram.h"
+#include "Dialect/Kiln/IR/Combiner.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -89,7 +90,7 @@ void ifThen(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond, const std:
 /// group owns folds the values with `sum`, then their squared deviations.
 struct Slot {
   unsigned stage;
-  CombinerKind kind;
+  Combiner kind; ///< compares with a CombinerKind
   llvm::SmallVector<mlir::Type> types; ///< its state
   std::function<llvm::SmallVector<mlir::Value>(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> map;
 };

@@ -11,6 +11,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -159,13 +161,32 @@ Value argBetter(OpBuilder &b, Location loc, Value va, Value ia, Value vb, Value 
                               arith::OrIOp::create(b, loc, arith::AndIOp::create(b, loc, numbers, strictly), tieWins));
 }
 
+/// f(x, y) of a custom combiner; lane by lane for vectors (host lanes).
+Value customMerge(OpBuilder &b, Location loc, FlatSymbolRefAttr f, Value x, Value y) {
+  auto vec = dyn_cast<VectorType>(x.getType());
+  if (!vec)
+    return func::CallOp::create(b, loc, f, TypeRange{x.getType()}, ValueRange{x, y}).getResult(0);
+  Value out = x;
+  for (int64_t lane = 0; lane < vec.getNumElements(); ++lane) {
+    Value xi = vector::ExtractOp::create(b, loc, x, lane), yi = vector::ExtractOp::create(b, loc, y, lane);
+    Value r = func::CallOp::create(b, loc, f, TypeRange{xi.getType()}, ValueRange{xi, yi}).getResult(0);
+    out = vector::InsertOp::create(b, loc, r, out, lane);
+  }
+  return out;
+}
+
 Value toFloat(OpBuilder &b, Location loc, Value count, Type floatType) {
   return arith::SIToFPOp::create(b, loc, floatType, count);
 }
 
 } // namespace
 
-FailureOr<SmallVector<Type>> combinerStateTypes(CombinerKind kind, TypeRange valueTypes) {
+Combiner Combiner::of(CombineOp op) {
+  return Combiner(op.getKind(), op.getCombinerAttr(), op.getIdentityAttr());
+}
+
+FailureOr<SmallVector<Type>> combinerStateTypes(const Combiner &c, TypeRange valueTypes) {
+  CombinerKind kind = c.kind;
   if (valueTypes.size() != combinerValueArity(kind))
     return failure();
   Type t = valueTypes.front();
@@ -204,11 +225,16 @@ FailureOr<SmallVector<Type>> combinerStateTypes(CombinerKind kind, TypeRange val
     if (!isFloat)
       return failure();
     return SmallVector<Type>{t, t, sameShape(IntegerType::get(t.getContext(), 64))};
+  case CombinerKind::Custom:
+    if (isComplex || !c.function || !c.identity || c.identity.getType() != e)
+      return failure();
+    return SmallVector<Type>{t};
   }
   return failure();
 }
 
-SmallVector<Value> buildCombinerIdentity(OpBuilder &b, Location loc, CombinerKind kind, TypeRange stateTypes) {
+SmallVector<Value> buildCombinerIdentity(OpBuilder &b, Location loc, const Combiner &c, TypeRange stateTypes) {
+  CombinerKind kind = c.kind;
   Type t = stateTypes.front();
   switch (kind) {
   case CombinerKind::Sum:
@@ -228,12 +254,14 @@ SmallVector<Value> buildCombinerIdentity(OpBuilder &b, Location loc, CombinerKin
     return {extreme(b, loc, t, kind == CombinerKind::ArgMin), intConstant(b, loc, stateTypes[1], APInt::getSignedMaxValue(64))};
   case CombinerKind::Welford:
     return {zeroOf(b, loc, t), zeroOf(b, loc, t), zeroOf(b, loc, stateTypes[2])};
+  case CombinerKind::Custom:
+    return {splat(b, loc, t, c.identity)};
   }
   return {};
 }
 
-SmallVector<Value> buildCombinerLift(OpBuilder &b, Location loc, CombinerKind kind, ValueRange values) {
-  if (kind != CombinerKind::Welford)
+SmallVector<Value> buildCombinerLift(OpBuilder &b, Location loc, const Combiner &c, ValueRange values) {
+  if (c.kind != CombinerKind::Welford)
     return SmallVector<Value>(values);
   Value x = values.front();
   Type countType = IntegerType::get(b.getContext(), 64);
@@ -242,7 +270,8 @@ SmallVector<Value> buildCombinerLift(OpBuilder &b, Location loc, CombinerKind ki
   return {x, zeroOf(b, loc, x.getType()), oneOf(b, loc, countType)};
 }
 
-SmallVector<Value> buildCombinerMerge(OpBuilder &b, Location loc, CombinerKind kind, ValueRange a, ValueRange s) {
+SmallVector<Value> buildCombinerMerge(OpBuilder &b, Location loc, const Combiner &c, ValueRange a, ValueRange s) {
+  CombinerKind kind = c.kind;
   Value x = a.front(), y = s.front();
   Type e = elementOf(x.getType());
   switch (kind) {
@@ -288,12 +317,15 @@ SmallVector<Value> buildCombinerMerge(OpBuilder &b, Location loc, CombinerKind k
         arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, delta, delta), weight));
     return {mean, m2, n};
   }
+  case CombinerKind::Custom:
+    return {customMerge(b, loc, c.function, x, y)};
   }
   return {};
 }
 
-SmallVector<Value> buildCombinerUpdate(OpBuilder &b, Location loc, CombinerKind kind, ValueRange acc,
+SmallVector<Value> buildCombinerUpdate(OpBuilder &b, Location loc, const Combiner &c, ValueRange acc,
                                        ValueRange values) {
+  CombinerKind kind = c.kind;
   if (kind == CombinerKind::ArgMax || kind == CombinerKind::ArgMin) {
     // Elements are folded in increasing index order, so an equal value wins
     // only over the identity (index INT64_MAX); a NaN held stays.
@@ -313,8 +345,8 @@ SmallVector<Value> buildCombinerUpdate(OpBuilder &b, Location loc, CombinerKind 
     }
     return {arith::SelectOp::create(b, loc, wins, x, va), arith::SelectOp::create(b, loc, wins, i, ia)};
   }
-  SmallVector<Value> lifted = buildCombinerLift(b, loc, kind, values);
-  return buildCombinerMerge(b, loc, kind, acc, lifted);
+  SmallVector<Value> lifted = buildCombinerLift(b, loc, c, values);
+  return buildCombinerMerge(b, loc, c, acc, lifted);
 }
 
 } // namespace kiln

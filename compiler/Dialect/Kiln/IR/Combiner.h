@@ -18,28 +18,43 @@
 
 namespace kiln {
 
+class CombineOp;
+
+/// What a kiln.combine computes: its kind, and for `custom` the merge
+/// function (a `func.func (T, T) -> T`) and the identity constant.
+struct Combiner {
+  CombinerKind kind;
+  mlir::FlatSymbolRefAttr function; ///< custom
+  mlir::TypedAttr identity;         ///< custom
+  Combiner(CombinerKind k) : kind(k) {}
+  Combiner(CombinerKind k, mlir::FlatSymbolRefAttr f, mlir::TypedAttr id) : kind(k), function(f), identity(id) {}
+  /// The combiner of `op` (its kind and attributes).
+  static Combiner of(CombineOp op);
+  bool operator==(CombinerKind k) const { return kind == k; }
+};
+
 /// The state types of `kind` reducing values of `valueTypes`; failure when
 /// the kind does not apply to these types.
-mlir::FailureOr<llvm::SmallVector<mlir::Type>> combinerStateTypes(CombinerKind kind, mlir::TypeRange valueTypes);
+mlir::FailureOr<llvm::SmallVector<mlir::Type>> combinerStateTypes(const Combiner &kind, mlir::TypeRange valueTypes);
 
 /// The identity state: merge(identity, s) == s for every state s.
-llvm::SmallVector<mlir::Value> buildCombinerIdentity(mlir::OpBuilder &b, mlir::Location loc, CombinerKind kind,
+llvm::SmallVector<mlir::Value> buildCombinerIdentity(mlir::OpBuilder &b, mlir::Location loc, const Combiner &kind,
                                                      mlir::TypeRange stateTypes);
 
 /// The state of a single element with `values`.
-llvm::SmallVector<mlir::Value> buildCombinerLift(mlir::OpBuilder &b, mlir::Location loc, CombinerKind kind,
+llvm::SmallVector<mlir::Value> buildCombinerLift(mlir::OpBuilder &b, mlir::Location loc, const Combiner &kind,
                                                  mlir::ValueRange values);
 
 /// merge(a, b), where `a` holds the elements that come first (for the
 /// order-sensitive tie rules of argmax/argmin, indices decide, so the
 /// argument order matters only for rounding).
-llvm::SmallVector<mlir::Value> buildCombinerMerge(mlir::OpBuilder &b, mlir::Location loc, CombinerKind kind,
+llvm::SmallVector<mlir::Value> buildCombinerMerge(mlir::OpBuilder &b, mlir::Location loc, const Combiner &kind,
                                                   mlir::ValueRange a, mlir::ValueRange bState);
 
 /// merge(acc, lift(values)): what kiln.combine computes, for an element
 /// folded after every element `acc` holds (a reduction folds in index
 /// order; argmax/argmin use that to skip index compares).
-llvm::SmallVector<mlir::Value> buildCombinerUpdate(mlir::OpBuilder &b, mlir::Location loc, CombinerKind kind,
+llvm::SmallVector<mlir::Value> buildCombinerUpdate(mlir::OpBuilder &b, mlir::Location loc, const Combiner &kind,
                                                    mlir::ValueRange acc, mlir::ValueRange values);
 
 } // namespace kiln

@@ -50,11 +50,14 @@ LogicalResult CombineOp::inferReturnTypes(MLIRContext *, std::optional<Location>
 
 LogicalResult CombineOp::verify() {
   CombinerKind kind = getKind();
+  if ((kind == CombinerKind::Custom) != (getCombiner().has_value() && getIdentity().has_value()))
+    return emitOpError() << (kind == CombinerKind::Custom ? "'custom' needs a combiner function and an identity"
+                                                          : "only 'custom' takes a combiner function and an identity");
   SmallVector<Type> values(getValues().getTypes());
   if (values.size() != combinerValueArity(kind))
     return emitOpError() << "'" << stringifyCombinerKind(kind) << "' takes " << combinerValueArity(kind)
                          << " value(s), got " << values.size();
-  FailureOr<SmallVector<Type>> state = combinerStateTypes(kind, values);
+  FailureOr<SmallVector<Type>> state = combinerStateTypes(Combiner::of(*this), values);
   if (failed(state))
     return emitOpError() << "'" << stringifyCombinerKind(kind) << "' does not reduce values of type "
                          << values.front();

@@ -5,6 +5,7 @@
 include "KilnBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
 
 def Kiln_CombinerSum : I32EnumAttrCase<"Sum", 0, "sum">;
 def Kiln_CombinerProd : I32EnumAttrCase<"Prod", 1, "prod">;
@@ -15,12 +16,13 @@ def Kiln_CombinerAny : I32EnumAttrCase<"Any", 5, "any">;
 def Kiln_CombinerArgMax : I32EnumAttrCase<"ArgMax", 6, "argmax">;
 def Kiln_CombinerArgMin : I32EnumAttrCase<"ArgMin", 7, "argmin">;
 def Kiln_CombinerWelford : I32EnumAttrCase<"Welford", 8, "welford">;
+def Kiln_CombinerCustom : I32EnumAttrCase<"Custom", 9, "custom">;
 
 def Kiln_CombinerKind : I32EnumAttr<"CombinerKind",
     "the associative operation of a reduction",
     [Kiln_CombinerSum, Kiln_CombinerProd, Kiln_CombinerMax, Kiln_CombinerMin,
      Kiln_CombinerAll, Kiln_CombinerAny, Kiln_CombinerArgMax,
-     Kiln_CombinerArgMin, Kiln_CombinerWelford]> {
+     Kiln_CombinerArgMin, Kiln_CombinerWelford, Kiln_CombinerCustom]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::kiln";
 }
@@ -48,21 +50,28 @@ def Kiln_CombineOp : Kiln_Op<"combine", [Pure, AttrSizedOperandSegments,
     | all, any | x: i1 | i1 | true, false |
     | argmax, argmin | x: T, index: i64 | (T, i64) | (lowest/highest, INT64_MAX) |
     | welford | x: F (float) | (mean: F, m2: F, count: i64) | (0, 0, 0) |
+    | custom | x: T (bool, int, float) | T | `identity` |
 
     Integers compare as signed (the frontend widens unsigned and bool values
     first). max/min propagate NaN; complex values order lexicographically
     (real part, then imaginary part), a NaN in either part propagating.
     argmax/argmin keep the first NaN, else the extreme value with the
     smallest index. welford merges with Chan et al.'s parallel update.
+    custom (kiln::reduce) merges two states with `combiner`, a function
+    `(T, T) -> T` the user declared associative and commutative (the
+    element function of a lambda), starting from the constant `identity`.
 
     ```mlir
     %s = kiln.combine <sum> (%acc), (%x) : (f32), (f32)
     %v, %i = kiln.combine <argmax> (%av, %ai), (%x, %idx) : (f32, i64), (f32, i64)
+    %m = kiln.combine <custom> (%acc), (%x) {combiner = @f, identity = 0.0 : f32} : (f32), (f32)
     ```
   }];
   let arguments = (ins Kiln_CombinerKindAttr:$kind,
                        Variadic<AnyType>:$accumulator,
-                       Variadic<AnyType>:$values);
+                       Variadic<AnyType>:$values,
+                       OptionalAttr<FlatSymbolRefAttr>:$combiner,
+                       OptionalAttr<TypedAttrInterface>:$identity);
   let results = (outs Variadic<AnyType>:$results);
   let assemblyFormat = [{
     $kind `(` $accumulator `)` `,` `(` $values `)` attr-dict `:`

@@ -37,7 +37,7 @@ struct ExpandCombinePass : PassWrapper<ExpandCombinePass, OperationPass<>> {
     for (CombineOp op : combines) {
       rewriter.setInsertionPoint(op);
       SmallVector<Value> state =
-          buildCombinerUpdate(rewriter, op.getLoc(), op.getKind(), op.getAccumulator(), op.getValues());
+          buildCombinerUpdate(rewriter, op.getLoc(), Combiner::of(op), op.getAccumulator(), op.getValues());
       rewriter.replaceOp(op, state);
     }
   }
