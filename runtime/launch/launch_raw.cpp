@@ -40,12 +40,13 @@ void check_extents(const raw_kernel &k, bool is_grid, std::int64_t x, std::int64
   const std::int64_t *limit = is_grid ? max_grid : max_block;
   const std::int64_t extent[3] = {x, y, z};
   for (int d = 0; d < 3; ++d) {
+    if (extent[d] >= 1 && extent[d] <= limit[d]) [[likely]]
+      continue; // the message is built only for an error: a launch costs no allocation
     const std::string dimension =
         "kernel '" + kernel_name(k) + "': " + what + " dimension " + "xyz"[d] + " is " + std::to_string(extent[d]);
     if (extent[d] < 1)
       throw value_error(dimension + " (every dimension of a grid or block is at least 1)");
-    if (extent[d] > limit[d])
-      throw value_error(dimension + ", above CUDA's limit of " + std::to_string(limit[d]));
+    throw value_error(dimension + ", above CUDA's limit of " + std::to_string(limit[d]));
   }
   if (!is_grid && x * y * z > max_block_threads)
     throw value_error("kernel '" + kernel_name(k) + "': a block of " + std::to_string(x * y * z) + " threads (" +
@@ -56,9 +57,10 @@ void check_extents(const raw_kernel &k, bool is_grid, std::int64_t x, std::int64
 /// value_error unless the block's shared memory fits `limit` bytes of
 /// `where` ("the host", "cuda:0").
 void check_shared(const raw_kernel &k, std::size_t static_bytes, std::size_t dynamic_bytes, std::size_t limit,
-                  const std::string &where) {
-  if (dynamic_bytes <= limit && static_bytes + dynamic_bytes <= limit)
+                  device dev) {
+  if (dynamic_bytes <= limit && static_bytes + dynamic_bytes <= limit) [[likely]]
     return;
+  const std::string where = dev.is_host() ? "the host" : dev.str();
   throw value_error("kernel '" + kernel_name(k) + "': " + std::to_string(static_bytes + dynamic_bytes) +
                     " bytes of shared memory per block (" + std::to_string(static_bytes) + " static + " +
                     std::to_string(dynamic_bytes) + " dynamic) are above the limit of " + std::to_string(limit) +
@@ -91,7 +93,7 @@ void launch_raw(const raw_kernel &k, device dev, raw_dims grid, raw_dims block, 
   if (dev.is_host()) {
     if (!k.host && !k.host_block)
       throw device_error("kernel '" + kernel_name(k) + "' has no host code");
-    check_shared(k, static_shared, dynamic_shared, host_max_shared, "the host");
+    check_shared(k, static_shared, dynamic_shared, host_max_shared, dev);
     raw::run_on_host(k, grid, block, static_shared + dynamic_shared, args);
     return;
   }
@@ -102,7 +104,7 @@ void launch_raw(const raw_kernel &k, device dev, raw_dims grid, raw_dims block, 
                        "a GPU, or run it on the host with KILN_DEVICE=host)");
   cuda::make_current(dev.index());
   check_shared(k, static_shared, dynamic_shared, static_cast<std::size_t>(launch::max_shared_per_block(dev.index())),
-               dev.str());
+               dev);
   void *handle = s ? s->native_handle() : kiln::stream::current(dev).native_handle();
   const launch::kernel_image image{&k, k.symbol, k.ptx, k.fatbin, k.fatbin_size};
   try {

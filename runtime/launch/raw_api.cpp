@@ -31,31 +31,35 @@ void raw_kernel_not_compiled() {
                     "C++ function, passed here as a pointer)");
 }
 
+// These run on every launch: their messages are built only for an error.
+
 void check_raw_signature(const raw_kernel &k, const std::uint8_t *bytes, std::size_t count) {
-  const std::string mismatch = "kernel '" + kernel_name(k) +
-                               "' was compiled by a kilnc that does not match kiln/kernel.hpp (rebuild it with "
-                               "this Kiln): ";
+  auto mismatch = [&] {
+    return "kernel '" + kernel_name(k) +
+           "' was compiled by a kilnc that does not match kiln/kernel.hpp (rebuild it with this Kiln): ";
+  };
   if (k.num_params != count)
-    throw kiln::error(mismatch + "it takes " + std::to_string(k.num_params) + " parameter values, the launch passes " +
-                      std::to_string(count));
+    throw kiln::error(mismatch() + "it takes " + std::to_string(k.num_params) +
+                      " parameter values, the launch passes " + std::to_string(count));
   if (!k.param_bytes)
     return;
   for (std::size_t i = 0; i < count; ++i)
     if (k.param_bytes[i] != bytes[i])
-      throw kiln::error(mismatch + "its parameter value " + std::to_string(i) + " has " +
+      throw kiln::error(mismatch() + "its parameter value " + std::to_string(i) + " has " +
                         std::to_string(k.param_bytes[i]) + " bytes, the launch passes " + std::to_string(bytes[i]));
 }
 
 void check_raw_array(const raw_kernel &k, std::size_t index, const array_base &a, device dev) {
+  if (a.valid() && a.device() == dev && a.is_contiguous()) [[likely]]
+    return;
   const std::string argument = "kernel '" + kernel_name(k) + "': argument " + std::to_string(index);
   if (!a.valid())
     throw value_error(argument + " is not an array (default-constructed or moved from)");
   if (a.device() != dev)
     throw device_error(argument + " is an array on " + a.device().str() + " but the launch runs on " + dev.str() +
                        " (kiln::launch does not copy: move it with .to())");
-  if (!a.is_contiguous())
-    throw value_error(argument + " is not a C-contiguous array (a strided or transposed view): pass a contiguous "
-                                 "copy (.copy())");
+  throw value_error(argument + " is not a C-contiguous array (a strided or transposed view): pass a contiguous "
+                               "copy (.copy())");
 }
 
 } // namespace kiln::detail
