@@ -498,9 +498,47 @@ private:
     startIn(step);
     if (inc && !effect(inc))
       return false;
-    branch(head, l);
+    backEdge(head, cond && !isConstantCondition(cond), inc && hasRuntimeBound(cond), l);
     startIn(exit);
     return true;
+  }
+
+  /// The branch from a loop's end to its head. A C++ loop whose condition
+  /// is not a constant may be assumed to terminate ([intro.progress]; clang
+  /// marks it `llvm.loop.mustprogress`): with that, LLVM computes the trip
+  /// count of a grid-stride loop and unrolls it.
+  void backEdge(Block *head, bool mustProgress, bool unroll, Location l) {
+    Block *cur = b_.getInsertionBlock();
+    if (!cur->empty() && cur->back().hasTrait<OpTrait::IsTerminator>())
+      return;
+    if (!mustProgress) {
+      cf::BranchOp::create(b_, l, head);
+      return;
+    }
+    // A counted loop with a bound known only at run time (a grid-stride
+    // loop) is unrolled by 4 with a remainder, as nvcc does: four loads in
+    // flight a thread instead of one (LLVM's NVPTX target does not unroll
+    // runtime trip counts by itself).
+    LLVM::LoopUnrollAttr unrollBy4;
+    if (unroll)
+      unrollBy4 = LLVM::LoopUnrollAttr::get(ctx_, {}, b_.getI32IntegerAttr(4), {}, {}, {}, {}, {});
+    auto annotation = LLVM::LoopAnnotationAttr::get(ctx_, {}, {}, {}, unrollBy4, {}, {}, {}, {}, {}, {},
+                                                    BoolAttr::get(ctx_, true), {}, {}, {}, {});
+    LLVM::BrOp::create(b_, l, ValueRange{}, annotation, head);
+  }
+
+  /// A comparison of two values neither of which is a constant (i < n).
+  bool hasRuntimeBound(const cl::Expr *cond) {
+    const auto *cmp = cond ? dyn_cast<cl::BinaryOperator>(cond->IgnoreParenImpCasts()) : nullptr;
+    if (!cmp || !cmp->isRelationalOp())
+      return false;
+    auto constant = [&](const cl::Expr *e) { return !e->isValueDependent() && e->isEvaluatable(ast_); };
+    return !constant(cmp->getLHS()) && !constant(cmp->getRHS());
+  }
+
+  bool isConstantCondition(const cl::Expr *cond) {
+    bool value = false;
+    return !cond->isValueDependent() && cond->EvaluateAsBooleanCondition(value, ast_);
   }
 
   /// A condition as i1 (clang has converted it to bool).
