@@ -120,7 +120,7 @@ if command -v compute-sanitizer >/dev/null; then
   for tool in racecheck synccheck initcheck; do
     extra=() # (initcheck's --track-unused-memory would report the pool's rounding slack)
     for e in "$bin"/example_* "$bin"/e2e_reductions_fused "$bin"/e2e_ops_float "$bin"/e2e_difftest_regressions \
-      "$bin"/e2e_raw_kernels "$bin"/e2e_elementwise_lambdas; do
+      "$bin"/e2e_raw_kernels "$bin"/e2e_elementwise_lambdas "$bin"/e2e_reduce_lambdas; do
       [ -x "$e" ] && run "$tool.$(basename "$e")" timeout 240 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 "$e"
     done
   done
