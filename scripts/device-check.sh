@@ -84,8 +84,11 @@ raw_module_bench() {
 if [ "${1:-}" = "--raw" ]; then
   for t in "$bin"/unit_runtime_raw*; do [ -x "$t" ] && run "$(basename "$t")" "$t" --gtest_brief=1; done
   run e2e_raw_kernels "$bin/e2e_raw_kernels"
+  [ -x "$bin/e2e_raw_module" ] && run e2e_raw_module "$bin/e2e_raw_module" # CUDA source kilnc compiled
   for tool in memcheck racecheck synccheck initcheck; do
     run "$tool.e2e_raw_kernels" timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/e2e_raw_kernels"
+    [ -x "$bin/e2e_raw_module" ] &&
+      run "$tool.e2e_raw_module" timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/e2e_raw_module"
   done
   raw_bench
   raw_module_bench

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Driver/Stages.h"
 #include "Driver/Command.h"
+#include "Driver/RawModuleImages.h"
 #include "Pipeline/Pipeline.h"
 #include "Rewrite/KernelTable.h"
 
@@ -42,11 +43,16 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
   fopts.compileArgs = job.frontendFlags;
   fopts.resourceDir = tc.resourceDir;
   fopts.kilnIncludeDir = tc.includeDir;
+  fopts.rawModules.enabled = !opts.cudaHostOnly;
+  fopts.rawModules.nvrtcLibrary = tc.nvrtc;
   frontend::FrontendResult fres;
   reportStage(opts.verbose, "frontend: " + job.source);
   if (!frontend::translate(fopts, context, fres))
     return ExitCompileError;
   out.numKernels = fres.kernels.size() + fres.rawKernels.size();
+  if (!fres.rawModules.empty())
+    reportStage(opts.verbose, "frontend: " + std::to_string(fres.rawModules.size()) +
+                                  " CUDA source literal(s) compiled by NVRTC");
   out.report = fres.report;
   reportStage(opts.verbose,
               "frontend: " + std::to_string(out.numKernels) + " kernel(s)");
@@ -70,6 +76,9 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
         return ExitCompileError;
       k.descriptor = std::move(*descriptor);
     }
+  if (stop == StopAfter::Compile && !forPtx &&
+      !bundleRawModules(fres.rawModules, opts, tc, context, /*quiet=*/hasKernels))
+    return ExitCompileError;
   if (stop == StopAfter::Fuse) {
     out.fusedMlir = fres.module ? printModule(*fres.module) : "";
     return ExitSuccess;
@@ -110,12 +119,13 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
     return ExitSuccess;
 
   out.cpp = fres.rewrittenSource;
-  if (hasKernels) {
+  if (hasKernels || !fres.rawModules.empty()) {
     if (!out.cpp.empty() && out.cpp.back() != '\n')
       out.cpp += '\n';
     rewrite::KernelTableInput table;
     table.kernels = &fres.kernels;
     table.rawKernels = &fres.rawKernels;
+    table.rawModules = &fres.rawModules;
     table.ptx = &compiled.ptx;
     table.ptxSm90 = &compiled.ptxSm90;
     table.clusterKernels = &compiled.clusterKernels;

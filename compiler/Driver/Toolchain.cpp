@@ -87,6 +87,8 @@ Toolchain findToolchain(const char *argv0) {
   tc.fatbinary = env("KILN_FATBINARY");
   if (tc.fatbinary.empty())
     tc.fatbinary = findTool("fatbinary", KILN_CONFIG_FATBINARY);
+  if (llvm::sys::fs::exists(KILN_CONFIG_NVRTC))
+    tc.nvrtc = KILN_CONFIG_NVRTC;
   return tc;
 }
 

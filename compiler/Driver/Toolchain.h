@@ -25,6 +25,11 @@ struct Toolchain {
   std::string ld;        ///< $KILN_LD, else ld on PATH
   std::string ptxas;     ///< empty when not found
   std::string fatbinary; ///< empty when not found
+  /// libnvrtc for CUDA source literals (kiln::raw_module::from_source):
+  /// the CUDA toolkit's found at configure time, when it exists; the
+  /// frontend then looks further, and $KILN_NVRTC overrides both
+  /// (Frontend/RawModuleLiteral.h).
+  std::string nvrtc;
 };
 
 /// Finds everything; `argv0` locates the kilnc executable.

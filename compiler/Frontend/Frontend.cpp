@@ -19,6 +19,7 @@
 #include "Frontend/RankInference.h"
 #include "Frontend/RawKernelGen.h"
 #include "Frontend/RawKernelLaunch.h"
+#include "Frontend/RawModuleLiteral.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -181,6 +182,7 @@ public:
     hash_ = llvm::utohexstr(llvm::xxh3_64bits(llvm::StringRef(abs)) & 0xffffffffu, /*LowerCase=*/true);
     stem_ = sanitize(llvm::sys::path::stem(opts.file));
     fileName_ = opts.file;
+    rawModuleOptions_ = opts.rawModules;
   }
 
   bool run() {
@@ -212,6 +214,7 @@ public:
     for (auto &[pattern, insts] : instantiations) translateTemplate(pattern, insts);
     if (diags_.hasErrorOccurred()) return false;
     rewriteRawLaunches();
+    rewriteRawModules();
     if (diags_.hasErrorOccurred()) return false;
     finishRewrite();
     return !diags_.hasErrorOccurred();
@@ -269,6 +272,19 @@ private:
       replaceKeepingLines(site.kernelArg->getSourceRange(), "::kiln::detail::typed_raw_kernel<decltype(" + ref +
                                                                 ")>(::" + it->second + "())");
     }
+  }
+
+  /// kiln::raw_module::from_source with a string literal: compiled here,
+  /// the call rewritten to make its module of the image (RawModuleLiteral.h).
+  void rewriteRawModules() {
+    RawModuleContext ctx{ctxAST_, diags_,
+                         [&](const CharSourceRange &r, const std::string &text) {
+                           unsigned l0 = sm_.getSpellingLineNumber(r.getBegin());
+                           unsigned l1 = sm_.getSpellingLineNumber(r.getEnd());
+                           rewriter_.ReplaceText(r, text + std::string(l1 - l0, '\n'));
+                         },
+                         [&] { return "__kiln_m_" + hash_ + "_" + std::to_string(accessorCounter_++); }};
+    compileRawModuleLiterals(rawModuleOptions_, ctx, result_.rawModules, prologue_);
   }
 
   std::string functionName(const FunctionDecl *fd) {
@@ -629,7 +645,8 @@ private:
                        "#include <kiln/kiln.hpp>\n#include <kiln/detail/fused.hpp>\n#include <kiln/detail/reduction.hpp>\n"
                        "#include <kiln/detail/raw_kernel.hpp>\n" +
                        prologue_ + "#line 1 \"" + fileName_ + "\"\n";
-    if (!result_.kernels.empty() || !result_.rawKernels.empty()) rewriter_.InsertTextBefore(sm_.getLocForStartOfFile(main), head);
+    if (!result_.kernels.empty() || !result_.rawKernels.empty() || !result_.rawModules.empty())
+      rewriter_.InsertTextBefore(sm_.getLocForStartOfFile(main), head);
     else rewriter_.InsertTextBefore(sm_.getLocForStartOfFile(main), "#line 1 \"" + fileName_ + "\"\n");
     const llvm::RewriteBuffer *buf = rewriter_.getRewriteBufferFor(main);
     if (buf) result_.rewrittenSource = std::string(buf->begin(), buf->end());
@@ -643,6 +660,7 @@ private:
   Rewriter rewriter_;
   unsigned errorId_;
   std::string hash_, stem_, fileName_, prologue_;
+  RawModuleOptions rawModuleOptions_;
   unsigned fnCounter_ = 0, accessorCounter_ = 0;
   llvm::DenseMap<const FunctionDecl *, std::string> rawAccessors_; ///< canonical decl -> accessor
   std::map<std::string, std::string> elementFunctions_; ///< lambda and operand types -> element function

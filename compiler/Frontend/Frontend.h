@@ -9,6 +9,8 @@
 #ifndef KILN_FRONTEND_FRONTEND_H
 #define KILN_FRONTEND_FRONTEND_H
 
+#include "Frontend/RawModuleLiteral.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -95,12 +97,18 @@ struct FrontendOptions {
   std::vector<std::string> compileArgs; ///< flags for clang (-I, -D, -std, ...)
   std::string resourceDir;              ///< clang's resource dir (builtin headers)
   std::string kilnIncludeDir;           ///< where <kiln/kiln.hpp> lives
+  /// kiln::raw_module::from_source with a string literal, compiled here
+  /// (RawModuleLiteral.h).
+  RawModuleOptions rawModules;
 };
 
 struct FrontendResult {
   mlir::OwningOpRef<mlir::ModuleOp> module; ///< kiln.kernel functions
   /// The KILN_RAWKERNEL functions translated into `module` (`kiln.raw_kernel`).
   std::vector<RawKernelDecl> rawKernels;
+  /// The from_source calls compiled here, rewritten to make their modules of
+  /// these images.
+  std::vector<RawModuleDecl> rawModules;
   std::string rewrittenSource;              ///< the file, kernels called; #line kept
   std::vector<KernelDecl> kernels;
   std::vector<FusionRecord> report;

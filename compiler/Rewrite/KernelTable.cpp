@@ -166,11 +166,42 @@ static std::string rawEntry(const frontend::RawKernelDecl &k, const std::string 
   return s;
 }
 
+/// kiln::detail::raw_module_image of a CUDA source literal kilnc compiled
+/// (its own PTX, fatbin and names: raw_module_from_image keys modules by
+/// their addresses).
+static std::string rawModuleEntry(const frontend::RawModuleDecl &m, const std::string &id) {
+  std::string s;
+  s += "alignas(8) const char kiln_module_ptx_" + id + "[] =\n" + stringLiteral(m.ptx) + ";\n";
+  if (!m.fatbin.empty())
+    s += "alignas(8) const unsigned char kiln_module_fatbin_" + id + "[] = {\n" + byteArray(m.fatbin) + "};\n";
+  if (!m.nameExpressions.empty()) {
+    s += "const char *const kiln_module_names_" + id + "[] = {";
+    for (size_t i = 0; i < m.nameExpressions.size(); ++i)
+      s += (i ? ", " : "") + stringLiteral(m.nameExpressions[i]);
+    s += "};\nconst char *const kiln_module_lowered_" + id + "[] = {";
+    for (size_t i = 0; i < m.loweredNames.size(); ++i)
+      s += (i ? ", " : "") + stringLiteral(m.loweredNames[i]);
+    s += "};\n";
+  }
+  const bool names = !m.nameExpressions.empty();
+  s += "const ::kiln::detail::raw_module_image kiln_module_" + id + " = {\n";
+  s += "  " + (m.ptx.empty() ? std::string("nullptr") : "kiln_module_ptx_" + id) + ",\n";
+  s += m.fatbin.empty() ? std::string("  nullptr, 0,\n")
+                        : "  kiln_module_fatbin_" + id + ", sizeof(kiln_module_fatbin_" + id + "),\n";
+  s += names ? "  kiln_module_names_" + id + ", kiln_module_lowered_" + id + ", " +
+                   std::to_string(m.nameExpressions.size()) + ",\n"
+             : std::string("  nullptr, nullptr, 0,\n");
+  s += "  " + stringLiteral(m.file + ":" + std::to_string(m.line)) + "};\n";
+  return s;
+}
+
 std::string emitKernelTable(const KernelTableInput &in) {
   const auto &kernels = *in.kernels;
   static const std::vector<frontend::RawKernelDecl> none;
+  static const std::vector<frontend::RawModuleDecl> noModules;
   const auto &raw = in.rawKernels ? *in.rawKernels : none;
-  if (kernels.empty() && raw.empty()) return "";
+  const auto &modules = in.rawModules ? *in.rawModules : noModules;
+  if (kernels.empty() && raw.empty() && modules.empty()) return "";
   std::string s = "\n#line 1 \"<kilnc: kernel table>\"\n"
                   "// Kernels compiled by kilnc (docs/kernel-abi.md).\n";
   bool ptx = in.ptx && !in.ptx->empty();
@@ -208,11 +239,14 @@ std::string emitKernelTable(const KernelTableInput &in) {
                      : elementwiseEntry(k, id, ptx, fatbin, in.withHost);
   }
   for (size_t i = 0; i < raw.size(); ++i) s += rawEntry(raw[i], std::to_string(i), ptx, fatbin, in.withHost);
+  for (size_t i = 0; i < modules.size(); ++i) s += rawModuleEntry(modules[i], std::to_string(i));
   s += "} // namespace\n";
   for (size_t i = 0; i < kernels.size(); ++i)
     s += kernels[i].accessor + " { return kiln_kernel_" + std::to_string(i) + "; }\n";
   for (size_t i = 0; i < raw.size(); ++i)
     s += raw[i].accessor + " { return kiln_raw_" + std::to_string(i) + "; }\n";
+  for (size_t i = 0; i < modules.size(); ++i)
+    s += modules[i].accessor + " { return kiln_module_" + std::to_string(i) + "; }\n";
   return s;
 }
 

@@ -2,8 +2,9 @@
 //
 // Emits the C++ that defines each kernel of a translation unit: the PTX (and
 // fatbin) as data, declarations of the host variants, and one
-// kiln::detail::fused_kernel (reduction_kernel, raw_kernel) object per kernel. The driver appends it to the
-// rewritten source.
+// kiln::detail::fused_kernel (reduction_kernel, raw_kernel) object per kernel,
+// and one kiln::detail::raw_module_image per string literal of CUDA source
+// kilnc compiled. The driver appends it to the rewritten source.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_REWRITE_KERNELTABLE_H
@@ -18,6 +19,8 @@ namespace kiln::rewrite {
 struct KernelTableInput {
   const std::vector<frontend::KernelDecl> *kernels;
   const std::vector<frontend::RawKernelDecl> *rawKernels = nullptr;
+  /// kiln::raw_module images of from_source calls kilnc compiled.
+  const std::vector<frontend::RawModuleDecl> *rawModules = nullptr;
   const std::string *ptx;     ///< empty: no GPU code
   const std::string *ptxSm90 = nullptr; ///< sm_90 variants (clusters); empty/null: none
   const std::vector<std::string> *clusterKernels = nullptr; ///< kernels with `_rrowsc` in ptxSm90

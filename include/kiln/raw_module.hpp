@@ -82,8 +82,11 @@ public:
   /// disk cache off); a cached result is found without loading NVRTC (its
   /// key names NVRTC by its library file). Throws compile_error with NVRTC's
   /// log when the source does not compile, or when it must be compiled and
-  /// NVRTC is not installed (saying what to install). Thread-safe: threads compiling the same source share one
-  /// compilation.
+  /// NVRTC is not installed (saying what to install). In a file compiled
+  /// by kilnc, a string-literal `source` with literal options and names is
+  /// compiled at build time instead (the call becomes raw_module_from_image
+  /// of kilnc's image: no NVRTC at run time). Thread-safe: threads
+  /// compiling the same source share one compilation.
   static raw_module from_source(std::string_view source, const std::vector<std::string> &options = {},
                                 const std::vector<std::string> &name_expressions = {});
 

@@ -53,3 +53,33 @@ if nvidia_smi and os.path.exists(config.cuda_include):
             config.available_features.add("gpu")
     except Exception:
         pass
+
+# NVRTC, which kilnc opens to compile CUDA source literals
+# (kiln::raw_module::from_source): tests of that REQUIRE nvrtc. kilnc looks
+# for it as the runtime does, $KILN_NVRTC first (passed through).
+if os.environ.get("KILN_NVRTC"):
+    config.environment["KILN_NVRTC"] = os.environ["KILN_NVRTC"]
+
+
+def _has_nvrtc():
+    import ctypes
+    import glob
+    candidates = [os.environ.get("KILN_NVRTC", "")]
+    for include in config.cuda_include.split(";"):
+        root = os.path.dirname(include)
+        for lib in ("lib64", "lib"):
+            candidates += sorted(glob.glob(os.path.join(root, lib, "libnvrtc.so*")))
+    candidates += ["libnvrtc.so.13", "libnvrtc.so", "libnvrtc.so.12"]
+    for c in candidates:
+        if not c:
+            continue
+        try:
+            ctypes.CDLL(c)
+            return True
+        except OSError:
+            pass
+    return False
+
+
+if _has_nvrtc():
+    config.available_features.add("nvrtc")
