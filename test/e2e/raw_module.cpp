@@ -133,7 +133,13 @@ void test_gpu(const kiln::raw_module &m) {
 } // namespace
 
 int main() {
-  const kiln::raw_module m = make_module();
+  kiln::raw_module m;
+  try {
+    m = make_module();
+  } catch (const kiln::compile_error &e) { // kilnc left the call to run time, where NVRTC is missing
+    std::printf("FAIL the CUDA literal was not compiled by kilnc (was NVRTC missing at build time?): %s\n", e.what());
+    return 1;
+  }
   check_no_nvrtc("after from_source");
   test_module(m);
   if (kiln::current_device().is_host())
