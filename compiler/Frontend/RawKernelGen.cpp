@@ -1179,8 +1179,10 @@ private:
     Value width = call->getNumArgs() > 2 ? rvalue(call->getArg(2)) : Value();
     if (!v || !arg)
       return {};
-    if (v.getType().getIntOrFloatBitWidth() != 32) {
-      fail(call->getExprLoc(), "kiln::" + fn + " takes 32-bit values (int, unsigned, float) for now");
+    unsigned bits = v.getType().getIntOrFloatBitWidth();
+    if (bits != 32 && bits != 64) {
+      fail(call->getExprLoc(), "kiln::" + fn + " takes 32- or 64-bit values (int, unsigned, float, int64, double), "
+                               "not " + std::to_string(bits) + "-bit ones");
       return {};
     }
     if (!width)
@@ -1191,10 +1193,24 @@ private:
                             : fn == "shfl_up"   ? gpu::ShuffleMode::UP
                             : fn == "shfl_down" ? gpu::ShuffleMode::DOWN
                                                 : gpu::ShuffleMode::XOR;
-    auto s = gpu::ShuffleOp::create(b_, l, v, arg, width, mode);
     info_.synchronizes = true;
     // CUDA: a lane whose source is outside its segment keeps its own value.
-    return arith::SelectOp::create(b_, l, s.getValid(), s.getShuffleResult(), v);
+    auto shuffle32 = [&](Value x) {
+      auto s = gpu::ShuffleOp::create(b_, l, x, arg, width, mode);
+      return arith::SelectOp::create(b_, l, s.getValid(), s.getShuffleResult(), x).getResult();
+    };
+    if (bits == 32)
+      return shuffle32(v);
+    // 64 bits as two 32-bit shuffles of the halves, as CUDA's
+    // __shfl_*_sync(double) does.
+    Type i32 = b_.getI32Type(), i64 = b_.getI64Type();
+    Value word = isa<FloatType>(v.getType()) ? arith::BitcastOp::create(b_, l, i64, v).getResult() : v;
+    Value c32 = arith::ConstantOp::create(b_, l, b_.getI64IntegerAttr(32));
+    Value lo = shuffle32(arith::TruncIOp::create(b_, l, i32, word));
+    Value hi = shuffle32(arith::TruncIOp::create(b_, l, i32, arith::ShRUIOp::create(b_, l, word, c32)));
+    Value joined = arith::OrIOp::create(b_, l, arith::ShLIOp::create(b_, l, arith::ExtUIOp::create(b_, l, i64, hi), c32),
+                                        arith::ExtUIOp::create(b_, l, i64, lo));
+    return isa<FloatType>(v.getType()) ? arith::BitcastOp::create(b_, l, v.getType(), joined).getResult() : joined;
   }
 
   /// <cmath> functions on float and double; null if `callee` is not one.

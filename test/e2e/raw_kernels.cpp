@@ -66,6 +66,17 @@ KILN_RAWKERNEL void warp_reduce(const float *x, std::int64_t n, float *total) {
 /// Per thread: its warp's sum (xor butterfly), lane 3's value (broadcast),
 /// an inclusive scan within 16-lane segments (shfl_up), and how many lanes
 /// of its warp hold a positive value (ballot).
+/// 64-bit shuffles: a warp's double sum (shfl_xor butterfly, every lane
+/// holds it) and each lane's int64 key from lane 31 - lane (shfl).
+KILN_RAWKERNEL void warp_ops64(const double *x, double *sum, const std::int64_t *keys, std::int64_t *mirrored) {
+  std::int64_t i = kiln::global_thread_id();
+  double v = x[i];
+  for (int d = 16; d > 0; d /= 2)
+    v += kiln::shfl_xor(v, d);
+  sum[i] = v;
+  mirrored[i] = kiln::shfl(keys[i], 31 - static_cast<int>(kiln::lane_id()));
+}
+
 KILN_RAWKERNEL void warp_ops(const float *x, float *sum, float *lane3, float *scan, int *positive) {
   std::int64_t i = kiln::global_thread_id();
   float v = x[i];
@@ -206,6 +217,32 @@ void test_warp_reduce() {
   expect("warp_reduce", total, 1, [&](std::size_t) { return C(want); }, 1e-5);
 }
 
+void test_warp_ops64() {
+  const std::int64_t n = 64 * 20;
+  auto rng = kiln::random::default_rng(15);
+  kiln::array<double> x = rng.normal<double>({n}, 0.0, 1.0);
+  // Keys beyond 32 bits: both halves must travel.
+  kiln::array<std::int64_t> keys = rng.integers<std::int64_t>(-(std::int64_t(1) << 50), std::int64_t(1) << 50, {n});
+  auto sum = kiln::zeros<double>({n});
+  auto mirrored = kiln::zeros<std::int64_t>({n});
+  kiln::launch(warp_ops64, kiln::grid{20}, kiln::block{64}, x, sum, keys, mirrored);
+  std::vector<double> xs = host(x);
+  std::vector<std::int64_t> ks = keys.to_vector();
+  expect("64-bit shfl_xor butterfly (double)", sum, n, [&](std::size_t i) {
+    double s = 0;
+    for (std::size_t j = i / 32 * 32; j < i / 32 * 32 + 32; ++j) s += xs[j];
+    return C(s);
+  }, 1e-13);
+  ++checks;
+  std::vector<std::int64_t> got = mirrored.to_vector();
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (got[i] != ks[i / 32 * 32 + (31 - i % 32)]) {
+      std::printf("FAIL 64-bit shfl (int64) [%zu]: %lld\n", i, static_cast<long long>(got[i]));
+      ++failures;
+      break;
+    }
+}
+
 void test_warp_ops() {
   const std::int64_t n = 64 * 40; // 40 blocks of 64: two warps each
   auto rng = kiln::random::default_rng(5);
@@ -325,6 +362,7 @@ int main() {
   test_block_sum();
   test_histogram();
   test_warp_reduce();
+  test_warp_ops64();
   test_warp_ops();
   test_laplacian();
   test_mandelbrot();
