@@ -96,7 +96,7 @@ int emitStage(const DriverOptions &opts, const Toolchain &tc,
     if (int code = runStages(job, opts, tc, stop, forPtx, out))
       return code;
     if (opts.fusionReport)
-      printFusionReport(llvm::errs(), job.source, out.report);
+      printFusionReport(llvm::errs(), job.source, out.report, out.rawKernels);
     switch (opts.emit) {
     case EmitKind::MLIR:
       text += out.mlir;
@@ -153,7 +153,7 @@ int compileAndLink(const DriverOptions &opts, const Toolchain &tc,
     int code =
         runStages(job, opts, tc, StopAfter::Compile, /*forPtx=*/false, out);
     if (code == ExitSuccess && opts.fusionReport)
-      printFusionReport(llvm::outs(), job.source, out.report);
+      printFusionReport(llvm::outs(), job.source, out.report, out.rawKernels);
     std::string object;
     if (code == ExitSuccess) {
       object = linking ? temps.create(job.source, "link.o")
@@ -236,7 +236,7 @@ static int runKilncHere(int argc, const char **argv) {
         status = code;
         continue;
       }
-      printFusionReport(llvm::outs(), job.source, out.report);
+      printFusionReport(llvm::outs(), job.source, out.report, out.rawKernels);
     }
     return status;
   }

@@ -13,10 +13,59 @@
 
 namespace kiln::driver {
 
+namespace {
+
+/// Rows as a table: columns as wide as their contents, `numeric` ones
+/// right-justified.
+template <size_t N>
+void printTable(llvm::raw_ostream &os, const std::vector<std::array<std::string, N>> &rows,
+                const std::array<bool, N> &numeric) {
+  std::array<size_t, N> width{};
+  for (const auto &row : rows)
+    for (size_t c = 0; c < N; ++c)
+      width[c] = std::max(width[c], row[c].size());
+  for (const auto &row : rows) {
+    for (size_t c = 0; c < N; ++c) {
+      if (numeric[c])
+        os << llvm::right_justify(row[c], width[c]);
+      else
+        os << llvm::left_justify(row[c], width[c]);
+      if (c + 1 != N)
+        os << "  ";
+    }
+    os << "\n";
+  }
+}
+
+void printRawKernels(llvm::raw_ostream &os, const std::string &source,
+                     const std::vector<frontend::RawKernelDecl> &raw) {
+  if (raw.empty())
+    return;
+  os << source << ": " << raw.size() << " raw kernel" << (raw.size() == 1 ? "" : "s") << "\n";
+  // "host form": how the host device runs a block: one loop over its
+  // threads, or its threads as fibers (barriers, warp functions).
+  std::vector<std::array<std::string, 6>> rows;
+  rows.push_back({"location", "function", "kernel", "parameter bytes", "static shared", "host form"});
+  for (const frontend::RawKernelDecl &k : raw) {
+    unsigned bytes = 0;
+    for (unsigned b : k.paramBytes)
+      bytes += b;
+    rows.push_back({k.location, k.name, k.symbol,
+                    std::to_string(bytes) + " B in " + std::to_string(k.paramBytes.size()),
+                    std::to_string(k.staticSharedBytes) + " B",
+                    k.synchronizes ? "fibers (synchronizes)" : "one loop a block"});
+  }
+  printTable<6>(os, rows, {false, false, false, true, true, false});
+}
+
+} // namespace
+
 void printFusionReport(llvm::raw_ostream &os, const std::string &source,
-                       const std::vector<frontend::FusionRecord> &records) {
+                       const std::vector<frontend::FusionRecord> &records,
+                       const std::vector<frontend::RawKernelDecl> &rawKernels) {
   if (records.empty()) {
     os << source << ": no fused expressions\n";
+    printRawKernels(os, source, rawKernels);
     return;
   }
   std::set<std::string> kernels;
@@ -52,23 +101,8 @@ void printFusionReport(llvm::raw_ostream &os, const std::string &source,
                     plural(r.numOps, "op", "ops"), inputs,
                     r.reduces.empty() ? "-" : r.reduces, bytes});
   }
-  std::array<size_t, numColumns> width{};
-  for (const Row &row : rows)
-    for (size_t c = 0; c < numColumns; ++c)
-      width[c] = std::max(width[c], row[c].size());
-  for (const Row &row : rows) {
-    for (size_t c = 0; c < numColumns; ++c) {
-      bool numeric = c == 6;
-      bool last = c + 1 == numColumns;
-      if (numeric)
-        os << llvm::right_justify(row[c], width[c]);
-      else
-        os << llvm::left_justify(row[c], width[c]);
-      if (!last)
-        os << "  ";
-    }
-    os << "\n";
-  }
+  printTable<numColumns>(os, rows, {false, false, false, false, false, false, true});
+  printRawKernels(os, source, rawKernels);
 }
 
 } // namespace kiln::driver

@@ -18,8 +18,11 @@
 
 namespace kiln::driver {
 
+/// The fused expressions and their kernels, then the file's raw kernels
+/// (KILN_RAWKERNEL functions, one line per instantiation).
 void printFusionReport(llvm::raw_ostream &os, const std::string &source,
-                       const std::vector<frontend::FusionRecord> &records);
+                       const std::vector<frontend::FusionRecord> &records,
+                       const std::vector<frontend::RawKernelDecl> &rawKernels = {});
 
 } // namespace kiln::driver
 

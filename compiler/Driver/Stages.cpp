@@ -54,6 +54,7 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
     reportStage(opts.verbose, "frontend: " + std::to_string(fres.rawModules.size()) +
                                   " CUDA source literal(s) compiled by NVRTC");
   out.report = fres.report;
+  out.rawKernels = fres.rawKernels;
   reportStage(opts.verbose,
               "frontend: " + std::to_string(out.numKernels) + " kernel(s)");
   if (stop == StopAfter::Frontend) {

@@ -43,6 +43,7 @@ struct StageOutputs {
   std::string hostObject; ///< the kernels' host variants (ELF), may be empty
   unsigned numKernels = 0;
   std::vector<frontend::FusionRecord> report;
+  std::vector<frontend::RawKernelDecl> rawKernels; ///< for --fusion-report
 };
 
 /// Runs the stages up to `stop`. Diagnostics go to stderr; returns

@@ -4,6 +4,8 @@
 // as nvcc does, so that four loads are in flight a thread.
 // RUN: %kilnc --emit=mlir %s -o - | FileCheck %s
 // RUN: %kilnc --emit=ptx %s -o - | FileCheck %s --check-prefix=PTX
+// --fusion-report lists the raw kernels too.
+// RUN: %kilnc --fusion-report %s | FileCheck %s --check-prefix=REPORT
 #include <kiln/kernel.hpp>
 #include <cstdint>
 
@@ -26,3 +28,7 @@ KILN_RAWKERNEL void grid_sum(const float *x, float *out, std::int64_t n) {
 // PTX: .entry kiln_raw_kernel_loops_{{[0-9a-f]+}}_grid_sum_raw{{[0-9]+}}(
 // PTX-COUNT-4: ld.global
 // PTX: shfl.sync.down
+
+// REPORT: raw-kernel-loops.cpp: 1 raw kernel
+// REPORT-NEXT: location {{.*}} function {{.*}} kernel {{.*}} parameter bytes  static shared  host form
+// REPORT-NEXT: raw-kernel-loops.cpp:12:21 {{ *}}grid_sum  kiln_raw_kernel_loops_{{[0-9a-f]+}}_grid_sum_raw0 {{ *}}24 B in 3 {{ *}}0 B  fibers (synchronizes)
