@@ -30,5 +30,5 @@ KILN_RAWKERNEL void grid_sum(const float *x, float *out, std::int64_t n) {
 // PTX: shfl.sync.down
 
 // REPORT: raw-kernel-loops.cpp: 1 raw kernel
-// REPORT-NEXT: location {{.*}} function {{.*}} kernel {{.*}} parameter bytes  static shared  host form
-// REPORT-NEXT: raw-kernel-loops.cpp:12:21 {{ *}}grid_sum  kiln_raw_kernel_loops_{{[0-9a-f]+}}_grid_sum_raw0 {{ *}}24 B in 3 {{ *}}0 B  fibers (synchronizes)
+// REPORT-NEXT: location function kernel parameter bytes static shared host form
+// REPORT-NEXT: raw-kernel-loops.cpp:12:21 grid_sum kiln_raw_kernel_loops_{{[0-9a-f]+}}_grid_sum_raw0 24 B in 3 0 B fibers (synchronizes)
