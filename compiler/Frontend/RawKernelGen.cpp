@@ -385,6 +385,12 @@ private:
         if (vd->isStaticLocal())
           return fail(vd->getLocation(), "static local variables are not supported in " + where_ + " "
                                          "(use kiln::shared_array for memory a block shares)");
+        if (const auto *uo = dyn_cast_or_null<cl::UnaryOperator>(vd->getInit() ? vd->getInit()->IgnoreImplicit() : nullptr);
+            uo && uo->getOpcode() == cl::UO_AddrOf)
+          if (const auto *ref = dyn_cast<cl::DeclRefExpr>(uo->getSubExpr()->IgnoreParens());
+              ref && isa<cl::FunctionDecl>(ref->getDecl()))
+            return fail(uo->getExprLoc(), "taking the address of '" + ref->getDecl()->getQualifiedNameAsString() +
+                                              "' is not supported in " + where_ + " (call it)");
         if (isDim3(vd->getType())) {
           // `auto t = kiln::thread_idx();`: the three coordinates, read-only.
           if (!dim3Local(vd))
@@ -1088,6 +1094,11 @@ private:
     std::string kfn = kilnName(callee);
     if (!kfn.empty())
       return builtin(kfn, call, l);
+    if (isIO(callee)) {
+      fail(call->getExprLoc(), "input/output ('" + callee->getQualifiedNameAsString() + "') is not supported in " +
+                                   where_ + " (write results to memory)");
+      return {};
+    }
     if (Value v = cmath(callee, call, l))
       return v;
     if (failed_)
@@ -1338,6 +1349,18 @@ private:
       return allowVoid ? arith::ConstantOp::create(b_, l, b_.getBoolAttr(true)).getResult() : Value();
     }
     return load(result, l);
+  }
+
+  /// The C and C++ library's input and output: printf and friends, streams.
+  static bool isIO(const cl::FunctionDecl *f) {
+    static const llvm::StringSet<> names = {"printf", "fprintf", "sprintf", "snprintf", "puts", "fputs", "putchar",
+                                            "scanf", "fscanf", "fwrite", "fread", "getline", "getchar"};
+    if (f->getIdentifier() && names.contains(f->getName()))
+      return true;
+    if (const auto *md = dyn_cast<cl::CXXMethodDecl>(f))
+      return md->getParent()->isInStdNamespace() && md->getParent()->getName().contains("stream");
+    return f->isInStdNamespace() && (f->getOverloadedOperator() == cl::OO_LessLess ||
+                                     f->getOverloadedOperator() == cl::OO_GreaterGreater);
   }
 
   /// A value, or a reference to const that reads like one.

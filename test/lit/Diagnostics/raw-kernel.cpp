@@ -3,6 +3,9 @@
 // RUN: not %kilnc --emit=mlir %s -o %t 2>&1 | FileCheck %s
 #include <kiln/kernel.hpp>
 
+#include <cstdio>
+#include <vector>
+
 KILN_RAWKERNEL int returns_value(int *p) { return p[0]; }
 // CHECK: raw-kernel.cpp:[[@LINE-1]]:16: error: a KILN_RAWKERNEL function returns void (it writes its results through pointers), not 'int'
 
@@ -59,3 +62,22 @@ KILN_RAWKERNEL void dim3_from_value(int *p) {
   p[0] = d.x;
 }
 // CHECK: raw-kernel.cpp:[[@LINE-3]]:14: error: a kiln::dim3 local is initialized by kiln::thread_idx(), block_idx(), block_dim() or grid_dim() in a KILN_RAWKERNEL function
+
+struct Shape { virtual int size() const { return 1; } };
+KILN_RAWKERNEL void virtual_call(int *p, const Shape *s) { p[0] = s->size(); }
+// CHECK: raw-kernel.cpp:[[@LINE-1]]:55: error: type 'const struct Shape' is not supported in a KILN_RAWKERNEL function (scalars: bool, integers, float, double; pointers to them)
+
+KILN_RAWKERNEL void container(int *p) {
+  std::vector<int> v(4);
+  p[0] = 1;
+}
+// CHECK: raw-kernel.cpp:[[@LINE-3]]:20: error: type 'class std::vector<int>' is not supported in a KILN_RAWKERNEL function (scalars: bool, integers, float, double; pointers to them)
+
+KILN_RAWKERNEL void prints(int *p) { std::printf("%d\n", p[0]); }
+// CHECK: raw-kernel.cpp:[[@LINE-1]]:38: error: input/output ('printf') is not supported in a KILN_RAWKERNEL function (write results to memory)
+
+KILN_RAWKERNEL void builtin_address(int *p) {
+  auto barrier = &kiln::syncthreads;
+  p[0] = 1;
+}
+// CHECK: raw-kernel.cpp:[[@LINE-3]]:18: error: taking the address of 'kiln::syncthreads' is not supported in a KILN_RAWKERNEL function (call it)
