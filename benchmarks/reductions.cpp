@@ -6,6 +6,8 @@
 // Also the host time of one small reduction call (sum(x, -1) of 1000
 // elements). Prints "skipped" without a GPU; exits 1 if a check failed.
 #include "bench.hpp"
+
+#include <cmath>
 #include "reduction_refs.hpp"
 
 #include <chrono>
@@ -41,9 +43,10 @@ int failures = 0;
 
 /// One timing line; `workload` and `impl` let report.py line Kiln up with
 /// the peers of peers_reductions.py.
-void emit(const std::string &workload, double ms, double bytes, const std::string &more = "") {
-  const std::string extra = ", \"workload\": \"" + workload + "\", \"impl\": \"kiln\"" + more;
-  bench::emit("reductions", ("kiln " + workload).c_str(), ms, bytes, extra.c_str());
+void emit(const std::string &workload, double ms, double bytes, const std::string &more = "",
+          const std::string &impl = "kiln") {
+  const std::string extra = ", \"workload\": \"" + workload + "\", \"impl\": \"" + impl + "\"" + more;
+  bench::emit("reductions", (impl + " " + workload).c_str(), ms, bytes, extra.c_str());
 }
 
 void check(const std::string &workload, double worst) {
@@ -120,6 +123,16 @@ int main() {
     f32 norm = l2_rows(x);
     check("L2 norm rows 16k x 16k", refs::check_l2_rows(hx.data(), k16, k16, norm.to_vector().data()));
     emit("L2 norm rows 16k x 16k", bench::median_ms([&] { norm = l2_rows(x); }), sq * 4 + k16 * 4.0);
+    // The same norm as CuPy's ReductionKernel is written: kiln::reduce with
+    // map, combine, identity and post lambdas.
+    auto l2_reduce = [&] {
+      return kiln::reduce(x, [](float v) { return v * v; }, [](float a, float b) { return a + b; }, 0.0f,
+                          [](float a) { return std::sqrt(a); }, -1);
+    };
+    norm = l2_reduce();
+    check("L2 norm rows 16k x 16k (kiln::reduce)", refs::check_l2_rows(hx.data(), k16, k16, norm.to_vector().data()));
+    emit("L2 norm rows 16k x 16k", bench::median_ms([&] { norm = l2_reduce(); }), sq * 4 + k16 * 4.0, "",
+         "kiln::reduce");
 
     poison<i64>({k16}, -1);
     kiln::array<i64> idx = argmax_rows(x);

@@ -51,7 +51,7 @@ GPU_GOALS = {  # the issue's goals, as a fraction of the device copy
     "layer norm rows 64k x 4k": 0.93,
     "softmax rows 16k x 2^17": 0.85,
 }
-GPU_IMPLS = [("kiln", "Kiln"), ("cupy.fuse", "cupy.fuse"), ("ReductionKernel", "ReductionKernel"),
+GPU_IMPLS = [("kiln", "Kiln"), ("kiln::reduce", "kiln::reduce"), ("cupy.fuse", "cupy.fuse"), ("ReductionKernel", "ReductionKernel"),
              ("cupy eager", "CuPy eager"), ("torch", "PyTorch"), ("torch.compile", "torch.compile")]
 HOST_GOALS = {  # Kiln's time over NumPy's, at most
     "sum(x*y,-1) 4k x 4k": 0.5,

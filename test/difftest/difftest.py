@@ -43,6 +43,59 @@ KIND = {"bool": "b", "int8": "i", "uint8": "u", "int32": "i", "int64": "i", "flo
         "complex64": "c", "complex128": "c"}
 
 
+class Body:
+    """The body of a kiln::elementwise lambda over parameters p0, p1, ...: a
+    scalar C++ expression of float arithmetic, <cmath> functions and a
+    conditional, with NumPy's evaluation of the same (C++'s float/double
+    rules are NumPy's for float32/float64 operands and strong scalars)."""
+
+    FUNCS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "fabs")
+
+    def __init__(self, rng, nparams, depth):
+        self.tree = self.make(rng, nparams, depth)
+
+    def make(self, r, n, depth):
+        if depth == 0 or r.random() < 0.25:
+            if r.random() < 0.7:
+                return ("p", r.randrange(n))
+            return ("c", r.choice([0.5, 2.0, -1.25, 3.0, 1e-3]), r.random() < 0.5)  # (value, float literal)
+        c = r.random()
+        if c < 0.5:
+            return ("b", r.choice("+-*/"), self.make(r, n, depth - 1), self.make(r, n, depth - 1))
+        if c < 0.8:
+            return ("f", r.choice(self.FUNCS), self.make(r, n, depth - 1))
+        return ("t", r.choice(["<", ">"]), self.make(r, n, depth - 1), self.make(r, n, depth - 1),
+                self.make(r, n, depth - 1), self.make(r, n, depth - 1))
+
+    def cpp(self, t=None):
+        t = self.tree if t is None else t
+        k = t[0]
+        if k == "p":
+            return "p%d" % t[1]
+        if k == "c":
+            return repr(float(t[1])) + ("f" if t[2] else "")
+        if k == "b":
+            return "(%s %s %s)" % (self.cpp(t[2]), t[1], self.cpp(t[3]))
+        if k == "f":
+            return "std::%s(%s)" % (t[1], self.cpp(t[2]))
+        return "((%s %s %s) ? %s : %s)" % (self.cpp(t[2]), t[1], self.cpp(t[3]), self.cpp(t[4]), self.cpp(t[5]))
+
+    def eval(self, params, t=None):
+        t = self.tree if t is None else t
+        k = t[0]
+        if k == "p":
+            return params[t[1]]
+        if k == "c":
+            return (np.float32 if t[2] else np.float64)(t[1])
+        if k == "b":
+            a, b = self.eval(params, t[2]), self.eval(params, t[3])
+            return {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide}[t[1]](a, b)
+        if k == "f":
+            return {"fabs": np.abs}.get(t[1], getattr(np, t[1], None))(self.eval(params, t[2]))
+        cond = (np.less if t[1] == "<" else np.greater)(self.eval(params, t[2]), self.eval(params, t[3]))
+        return np.where(cond, self.eval(params, t[4]), self.eval(params, t[5]))
+
+
 class Gen:
     """One random program: inputs of one broadcast shape family and an expression over them."""
 
@@ -95,6 +148,10 @@ class Gen:
             op = r.choice(["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "floor", "ceil", "round",
                            "sign", "isnan", "isinf", "real", "imag", "conj"])
             return ("un", op, self.expr(depth - 1))
+        if 0.85 <= c < 0.9:
+            # A kiln::elementwise lambda over one or two float arrays.
+            args = [self.expr(depth - 1) for _ in range(r.choice([1, 2]))]
+            return ("lam", Body(r, len(args), r.choice([1, 2, 3])), *args)
         if c < 0.9:
             # kiln::where takes a bool condition (NumPy's truthiness of any
             # dtype is not part of the C++ API): a comparison.
@@ -153,6 +210,8 @@ def inexact(e, dt):
                 or (op in ("abs", "sign") and id(e) in COMPLEX_OPERAND))  # |z| and z / |z| round
     if k == "bin":
         return op in ("pow", "*") or (op == "/" and dt.kind == "c")
+    if k == "lam":
+        return True  # its arithmetic may be contracted, its functions are libm's or libdevice's
     return k == "red" and op in ("sum", "prod", "mean", "var", "std")
 
 
@@ -259,6 +318,11 @@ def np_eval_node(e, env):
         return f(a)
     if k == "where":
         return np.where(np_eval(e[1], env), np_eval(e[2], env), np_eval(e[3], env))
+    if k == "lam":
+        args = np.broadcast_arrays(*[np.asarray(np_eval(x, env)) for x in e[2:]])
+        # The lambda runs once per element of the broadcast shape, also when
+        # its body ignores its parameters.
+        return np.broadcast_to(np.asarray(e[1].eval(args)), args[0].shape).copy()
     if k == "red":
         a = np.asarray(np_eval(e[2], env))
         op, axis, keep = e[1], e[3], e[4]
@@ -323,6 +387,10 @@ def cpp_of(e, local=None):
             branches = ["std::int64_t(%s)" % c if x[0] == "scalar" and isinstance(x[1], int) and not isinstance(x[1], bool)
                         else c for x, c in zip((e[2], e[3]), branches)]
         return "kiln::where(%s, %s, %s)" % (cpp_of(e[1], local), branches[0], branches[1])
+    if k == "lam":
+        params = ", ".join("auto p%d" % i for i in range(len(e) - 2))
+        args = ", ".join(cpp_of(x, local) for x in e[2:])
+        return "kiln::elementwise([](%s) { return %s; }, %s)" % (params, e[1].cpp(), args)
     if k == "red":
         args = cpp_of(e[2], local)
         if e[3] is not None or e[4]:
@@ -378,6 +446,10 @@ def departs(e, env):
             return True
     if k == "where" and not has_array(e[1]):
         return True
+    if k == "lam":
+        # Float arrays only: the lambda computes in C++'s types, which are
+        # NumPy's for float32 and float64 (not for the integer promotions).
+        return not all(has_array(x) for x in e[2:]) or any(v.dtype.kind != "f" for v in vals)
     if k == "red":
         a = vals[0]
         if not has_array(e[2]):
@@ -513,7 +585,7 @@ def inputs_for(seed, dt, shape, view):
 
 def write_cpp(programs, path):
     lines = ["// Generated by test/difftest/difftest.py: random programs, compared with NumPy.",
-             "#include <kiln/kiln.hpp>", "#include <cstdio>", "#include <fstream>", "#include <string>",
+             "#include <kiln/kiln.hpp>", "#include <cmath>", "#include <cstdio>", "#include <fstream>", "#include <string>",
              "", "template <class T> static kiln::array<T> load(const std::string &f, kiln::shape s) {",
              "  std::ifstream in(f, std::ios::binary);",
              "  std::int64_t n = 1; for (auto d : s) n *= d;",

@@ -1042,4 +1042,59 @@ TEST(RawLaunchGpu, DeviceMismatchesAndSharedMemoryLimitsAreErrors) {
   EXPECT_TRUE(contains(msg, "bytes on cuda:0")) << msg;
 }
 
+/// PTX of a raw kernel (one pointer parameter) that stores to address 16.
+const char *raw_fault_ptx = R"(.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry kiln_raw_fault_probe(.param .u64 p0)
+{
+  .reg .f32 %f<2>;
+  .reg .b64 %rd<2>;
+  mov.f32 %f1, 0f3F800000;
+  mov.u64 %rd1, 16;
+  st.global.f32 [%rd1], %f1;
+  ret;
+}
+)";
+const std::uint8_t raw_fault_bytes[] = {8};
+void raw_fault_no_host(void **, raw_thread_ctx *) { std::abort(); }
+
+/// In the child: launches the faulting raw kernel on cuda:0; exit 0 when
+/// the cuda_error names it and the CUDA error, and the host device still
+/// works afterwards.
+[[noreturn]] void raw_fault_child(bool blocking) {
+  if (blocking)
+    setenv("KILN_LAUNCH_BLOCKING", "1", 1);
+  const raw_kernel k{"fault_probe", "kiln_raw_fault_probe", raw_fault_ptx, nullptr, 0, &raw_fault_no_host, nullptr,
+                     1, raw_fault_bytes, 0, false};
+  try {
+    float *p = nullptr;
+    void *args[] = {&p};
+    launch_raw(k, device::cuda(0), {1}, {32}, 0, nullptr, args);
+    kiln::synchronize();
+    std::fprintf(stderr, "no error\n");
+    std::exit(2);
+  } catch (const kiln::cuda_error &e) {
+    std::fprintf(stderr, "cuda_error %d: %s\n", e.code(), e.what());
+    bool host_ok = kiln::sum(kiln::ones<float>(kiln::shape{3}, device::host())).item() == 3.0f;
+    std::exit(host_ok ? 0 : 3);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "another exception: %s\n", e.what());
+    std::exit(4);
+  }
+}
+
+TEST(RawLaunchGpu, AFaultingKernelIsACudaErrorNamingIt) {
+  KILN_REQUIRE_GPU();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // Found at the next synchronization: the last kernel launched is named.
+  EXPECT_EXIT(raw_fault_child(false), ::testing::ExitedWithCode(0),
+              "cuda_error 7[0-9][0-9]: .*CUDA_ERROR_[A-Z_]+ \\(7[0-9][0-9]\\): .*a kernel faulted: the last kernel "
+              "launched on cuda:0 was kiln_raw_fault_probe");
+  // With KILN_LAUNCH_BLOCKING=1, at the launch: the C++ name leads.
+  EXPECT_EXIT(raw_fault_child(true), ::testing::ExitedWithCode(0),
+              "cuda_error 7[0-9][0-9]: kernel 'fault_probe': kernel kiln_raw_fault_probe failed on cuda:0: "
+              "CUDA_ERROR_[A-Z_]+");
+}
+
 } // namespace
