@@ -16,7 +16,7 @@
 // x, y), -1)` is one kernel, on a GPU or on the host.
 //
 // Without kilnc (a file an ordinary C++ compiler built), the functions below
-// run the lambda eagerly on the host; arrays on a GPU need kilnc.
+// run the lambda eagerly on the host; arrays on a GPU make a round trip.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -89,23 +89,23 @@ template <element E> struct elementwise_operand<array<E>> {
   array<E> contiguous;
   const E *data;
   elementwise_operand(const array<E> &a, const shape &s)
-      : contiguous(broadcast_to(a, s).copy()), data(contiguous.data()) {}
+      : contiguous(on_host(broadcast_to(a, s).copy())), data(contiguous.data()) {}
   E at(std::size_t i) const { return data[i]; }
+  static array<E> on_host(array<E> a) { return a.device().is_host() ? a : a.to(device::host()); }
 };
 
-[[noreturn]] void elementwise_needs_kilnc(const device &dev);
-
-/// The eager form: runs `f` on the host over the broadcast shape.
+/// The eager form: runs `f` on the host over the broadcast shape. Arrays on
+/// a GPU make a round trip to the host, as the eager reductions do: this
+/// runs only where kilnc did not compile the call (an ordinary C++ compiler,
+/// or the eager fallback of a reduction kernel).
 template <class R, class F, class... A> array<R> elementwise_eager(F &f, const A &...args) {
   elementwise_space space;
   (..., [&] {
     if constexpr (is_elementwise_array<A>)
       space.add(args);
   }());
-  if (space.device != device::host())
-    elementwise_needs_kilnc(space.device);
   stream::current(space.device).synchronize();
-  array<R> out = empty<R>(space.shape, space.device);
+  array<R> out = empty<R>(space.shape, device::host());
   std::tuple<elementwise_operand<A>...> operands{elementwise_operand<A>(args, space.shape)...};
   stream::current(space.device).synchronize();
   R *o = out.data();
@@ -116,7 +116,7 @@ template <class R, class F, class... A> array<R> elementwise_eager(F &f, const A
           o[i] = static_cast<R>(f(op.at(i)...));
       },
       operands);
-  return out;
+  return space.device.is_host() ? out : out.to(space.device);
 }
 
 /// What kilnc's rewritten `kiln::elementwise_into(out, f, ...)` calls with

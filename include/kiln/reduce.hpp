@@ -16,8 +16,8 @@
 // dtype. kilnc compiles the three lambdas into the reduction kernels, fused
 // with the operations around it, on a GPU or on the host.
 //
-// Without kilnc the reduction runs eagerly on the host; arrays on a GPU need
-// kilnc.
+// Without kilnc the reduction runs eagerly on the host; arrays on a GPU make
+// a round trip.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -36,15 +36,14 @@ template <class T, class Map> using reduce_accumulator_t = std::decay_t<std::inv
 template <class T, class Map, class Post>
 using reduce_result_t = std::decay_t<std::invoke_result_t<Post &, reduce_accumulator_t<T, Map>>>;
 
-[[noreturn]] void reduce_needs_kilnc(const device &dev);
-
 /// The fold of kiln::reduce without its map and post: `combine` over `ax`
 /// of `x`, starting from `identity` in every output element. Eager, on the
 /// host.
 template <element A, class Combine>
-array<A> reduce_fold(const array<A> &x, Combine combine, A identity, const axes &ax, bool keepdims) {
-  if (x.device() != device::host())
-    reduce_needs_kilnc(x.device());
+array<A> reduce_fold(const array<A> &xs, Combine combine, A identity, const axes &ax, bool keepdims) {
+  // On the host; an array on a GPU makes a round trip (the eager form runs
+  // only where kilnc did not compile the call).
+  const array<A> x = xs.device().is_host() ? xs : xs.to(device::host());
   const std::int64_t ndim = x.ndim();
   const std::uint64_t mask = normalize_axes(ax, ndim);
   std::vector<std::int64_t> perm, kept_shape, out_shape;
@@ -78,7 +77,7 @@ array<A> reduce_fold(const array<A> &x, Combine combine, A identity, const axes 
       acc = static_cast<A>(combine(acc, in[k * reduced + r]));
     o[k] = acc;
   }
-  return out;
+  return xs.device().is_host() ? out : out.to(xs.device());
 }
 
 } // namespace detail
