@@ -141,6 +141,29 @@ public:
     return array(detail::slice(*this, std::span<const slice_arg>(args.begin(), args.size())));
   }
 
+  // Writes into this array (or view): NumPy's `x[...] = src` and `x.fill(v)`.
+  /// Every element of this array (or view) set to `v`, converted to E as
+  /// NumPy's x.fill(v) does.
+  template <class S>
+    requires std::is_arithmetic_v<S> || is_std_complex<S>::value
+  const array &fill(const S &v) const {
+    const E value = static_cast<E>(v);
+    detail::fill(*this, &value, stream::current(device_));
+    return *this;
+  }
+  /// `src` broadcast into this array's shape and converted to E (NumPy's
+  /// `x[...] = src`, unsafe casting as setitem's); an overlapping `src` is
+  /// read first. Plain `=` between arrays stays a handle copy, as in Python.
+  template <element U> const array &assign(const array<U> &src) const {
+    detail::assign(*this, src, stream::current(device_));
+    return *this;
+  }
+  template <class S>
+    requires std::is_arithmetic_v<S> || is_std_complex<S>::value
+  const array &assign(const S &v) const {
+    return fill(v);
+  }
+
   // Copies.
   array copy() const { return array(detail::copy(*this, dtype_of<E>)); }
   template <element U> array<U> astype() const { return array<U>(detail::copy(*this, dtype_of<U>)); }

@@ -9,6 +9,7 @@
 
 #include "kiln/array.hpp"
 #include "kiln/axes.hpp"
+#include "kiln/compound.hpp"
 #include "kiln/creation.hpp"
 #include "kiln/device.hpp"
 #include "kiln/dtype.hpp"

@@ -91,4 +91,26 @@ void fill(const array_base &dst, const void *value, const stream &s) {
   kernels::fill(dst, value, s);
 }
 
+/// NumPy's kinds in the order 'same_kind' may go up: bool, unsigned,
+/// signed, float, complex (unsigned may go to signed, not back).
+static int kind_rank(dtype t) {
+  switch (t) {
+  case dtype::bool_: return 0;
+  case dtype::uint8: return 1;
+  case dtype::int8: case dtype::int32: case dtype::int64: return 2;
+  case dtype::float32: case dtype::float64: return 3;
+  default: return 4; // complex
+  }
+}
+
+void check_same_kind(const char *ufunc, dtype from, dtype to) {
+  const int f = kind_rank(from), t = kind_rank(to);
+  // Within a kind any size goes (float64 to float32); across kinds only up,
+  // and signed integers never to unsigned ones.
+  if (f == t || (f < t && !(f == 2 && t == 1)))
+    return;
+  throw value_error(std::string("Cannot cast ufunc '") + ufunc + "' output from dtype('" + std::string(name(from)) +
+                    "') to dtype('" + std::string(name(to)) + "') with casting rule 'same_kind'");
+}
+
 } // namespace kiln::detail
