@@ -74,6 +74,14 @@ public:
   /// The shared buffer; null for a default-constructed array.
   const allocation &storage() const noexcept { return storage_; }
   bool valid() const noexcept { return storage_ != nullptr || size() == 0; }
+  /// False for a view NumPy makes read-only (broadcast_to's, and views of
+  /// it): writing into it is a value_error, never silent aliasing.
+  bool writeable() const noexcept { return !read_only_; }
+  /// Marks this array (a view) read-only; views of it stay read-only.
+  array_base &mark_read_only() noexcept {
+    read_only_ = true;
+    return *this;
+  }
 
   /// Assembles an array from its parts (no checks beyond the dtype).
   static array_base from_parts(allocation storage, kiln::dtype t, kiln::device dev,
@@ -86,6 +94,7 @@ protected:
   kiln::shape shape_;
   kiln::shape strides_;
   std::int64_t offset_ = 0;
+  bool read_only_ = false;
 };
 
 namespace detail {

@@ -60,7 +60,14 @@ void assign_checked(const array_base &dst, const array_base &src,
 
 } // namespace
 
+/// NumPy's error for a write into a read-only view (broadcast_to's).
+static void check_writeable(const array_base &dst) {
+  if (!dst.writeable())
+    throw value_error("assignment destination is read-only");
+}
+
 void assign(const array_base &dst, const array_base &src, const stream &s) {
+  check_writeable(dst);
   check_same_device(dst.device(), src.device());
   check_stream(dst.device(), s);
   array_base b = broadcast_for_assign(src, dst.shape());
@@ -85,6 +92,7 @@ array_base copy(const array_base &x, kiln::dtype t) {
 }
 
 void fill(const array_base &dst, const void *value, const stream &s) {
+  check_writeable(dst);
   check_stream(dst.device(), s);
   if (dst.size() == 0)
     return;

@@ -105,9 +105,10 @@ array_base reshape(const array_base &x, const shape &s) {
     return array_base::from_parts(c.storage(), c.dtype(), c.device(), target,
                                   contiguous_strides(target), c.offset());
   }
-  return array_base::from_parts(x.storage(), x.dtype(), x.device(),
-                                std::move(target), std::move(strides),
-                                x.offset());
+  array_base v = array_base::from_parts(x.storage(), x.dtype(), x.device(),
+                                        std::move(target), std::move(strides),
+                                        x.offset());
+  return x.writeable() ? v : v.mark_read_only();
 }
 
 array_base transpose(const array_base &x, std::span<const std::int64_t> axes) {
@@ -133,8 +134,9 @@ array_base transpose(const array_base &x, std::span<const std::int64_t> axes) {
     sh.push_back(x.shape()[static_cast<std::size_t>(a)]);
     st.push_back(x.strides()[static_cast<std::size_t>(a)]);
   }
-  return array_base::from_parts(x.storage(), x.dtype(), x.device(),
-                                std::move(sh), std::move(st), x.offset());
+  array_base v = array_base::from_parts(x.storage(), x.dtype(), x.device(),
+                                        std::move(sh), std::move(st), x.offset());
+  return x.writeable() ? v : v.mark_read_only();
 }
 
 array_base slice(const array_base &x, std::span<const slice_arg> args) {
@@ -206,8 +208,9 @@ array_base slice(const array_base &x, std::span<const slice_arg> args) {
   if (empty_result)
     offset =
         x.offset(); // no element is addressed; keep the offset in the buffer
-  return array_base::from_parts(x.storage(), x.dtype(), x.device(),
-                                std::move(sh), std::move(st), offset);
+  array_base v = array_base::from_parts(x.storage(), x.dtype(), x.device(),
+                                        std::move(sh), std::move(st), offset);
+  return x.writeable() ? v : v.mark_read_only();
 }
 
 array_base broadcast_to(const array_base &x, const shape &s) {
@@ -231,8 +234,10 @@ array_base broadcast_to(const array_base &x, const shape &s) {
           "[original->remapped]: " +
           to_string(x.shape()) + " and requested shape " + to_string(s));
   }
+  // NumPy's broadcast_to is a read-only view: its elements alias each other.
   return array_base::from_parts(x.storage(), x.dtype(), x.device(), s,
-                                std::move(st), x.offset());
+                                std::move(st), x.offset())
+      .mark_read_only();
 }
 
 } // namespace kiln::detail

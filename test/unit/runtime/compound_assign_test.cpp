@@ -95,4 +95,29 @@ TEST(Writes, OverlappingOperandsGiveNumPysAnswer) {
     EXPECT_EQ(hv[i], i + (i - 1)) << i;
 }
 
+TEST(Writes, BroadcastViewsAreReadOnlyAsInNumPy) {
+  auto row = kiln::arange<std::int64_t>(4);
+  auto b = kiln::broadcast_to(row, kiln::shape{3, 4}); // every row aliases `row`
+  EXPECT_FALSE(b.writeable());
+  auto message = [](auto &&write) {
+    try {
+      write();
+    } catch (const kiln::value_error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([&] { b.fill(1); }), "assignment destination is read-only");
+  EXPECT_EQ(message([&] { b += 1; }), "assignment destination is read-only");
+  // Views of it stay read-only; a copy of it is an array of its own.
+  EXPECT_EQ(message([&] { b.T().assign(kiln::zeros<std::int64_t>({4, 3})); }), "assignment destination is read-only");
+  EXPECT_EQ(message([&] { b.slice({1, kiln::all}).fill(0); }), "assignment destination is read-only");
+  auto c = b.copy();
+  EXPECT_TRUE(c.writeable());
+  c += 1;
+  EXPECT_EQ(c.to_vector(), (std::vector<std::int64_t>{1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4}));
+  EXPECT_EQ(row.to_vector(), (std::vector<std::int64_t>{0, 1, 2, 3})); // nothing written through b
+  EXPECT_TRUE(row.writeable());
+}
+
 } // namespace
