@@ -214,121 +214,96 @@ Node *TreeBuilder::visit(const Expr *e, ExprTree &t, unsigned depth) {
   return makeLeaf(e, t);
 }
 
-Node *TreeBuilder::makeLambda(const Expr *e, ExprTree &t, unsigned depth) {
-  ElementwiseCall call = *classifyElementwiseCall(e);
-  auto fail = [&](SourceLocation at, const std::string &msg) -> Node * {
-    failure_ = Failure::Lambda;
-    failureMessage_ = msg;
-    failureAt_ = at;
-    return nullptr;
-  };
-  if (!call.error.empty())
-    return fail(call.errorAt, call.error);
-  auto node = std::make_unique<Node>();
-  node->kind = Node::Kind::Op;
-  node->op = OpKind::Lambda;
-  node->expr = e;
-  node->callOperator = call.callOperator;
-  node->functor = call.functor;
-  node->captures = call.captures;
-  std::optional<ElementType> type = call.into ? exactElementType(call.callOperator->getReturnType())
-                                              : arrayElementType(e->getType());
-  if (!type)
-    return fail(call.functor->getBeginLoc(), "the lambda of kiln::elementwise returns '" +
-                                                 call.callOperator->getReturnType().getAsString() +
-                                                 "', not a Kiln element type");
-  node->type = *type;
-  auto operand = [&](const Expr *a) {
-    Node *child = visit(a, t, depth + 1);
-    if (child)
-      node->operands.push_back(child);
-    return child != nullptr;
-  };
-  for (const Expr *init : call.captureInits)
-    if (!operand(init))
-      return nullptr;
-  for (const Expr *a : call.args)
-    if (!operand(a))
-      return nullptr;
-  t.nodes.push_back(std::move(node));
-  return t.nodes.back().get();
+Node *TreeBuilder::lambdaFailure(SourceLocation at, const std::string &msg) {
+  failure_ = Failure::Lambda;
+  failureMessage_ = msg;
+  failureAt_ = at;
+  return nullptr;
 }
 
-Node *TreeBuilder::lambdaNode(const Expr *e, const Expr *functor, Node *arg, QualType received, ElementType type,
-                               ExprTree &t, unsigned depth) {
-  ElementwiseCall lambda;
-  analyzeLambda(functor, {received}, "kiln::reduce", lambda);
-  if (!lambda.error.empty()) {
-    failure_ = Failure::Lambda;
-    failureMessage_ = lambda.error;
-    failureAt_ = lambda.errorAt;
-    return nullptr;
-  }
+Node *TreeBuilder::lambdaOp(const Expr *e, const ElementwiseCall &lambda, ElementType type,
+                            llvm::ArrayRef<const Expr *> argExprs, Node *argNode, ExprTree &t, unsigned depth) {
+  if (!lambda.error.empty())
+    return lambdaFailure(lambda.errorAt, lambda.error);
   auto node = std::make_unique<Node>();
   node->kind = Node::Kind::Op;
   node->op = OpKind::Lambda;
   node->expr = e;
   node->type = type;
   node->callOperator = lambda.callOperator;
-  node->functor = functor;
+  node->functor = lambda.functor;
   node->captures = lambda.captures;
-  for (const Expr *init : lambda.captureInits) {
-    Node *child = visit(init, t, depth + 1);
-    if (!child)
+  auto operand = [&](const Expr *a) {
+    Node *child = visit(a, t, depth + 1);
+    if (child)
+      node->operands.push_back(child);
+    return child != nullptr;
+  };
+  for (const Expr *init : lambda.captureInits)
+    if (!operand(init))
       return nullptr;
-    node->operands.push_back(child);
-  }
-  node->operands.push_back(arg);
+  for (const Expr *a : argExprs)
+    if (!operand(a))
+      return nullptr;
+  if (argNode)
+    node->operands.push_back(argNode);
   t.nodes.push_back(std::move(node));
   return t.nodes.back().get();
+}
+
+Node *TreeBuilder::makeLambda(const Expr *e, ExprTree &t, unsigned depth) {
+  ElementwiseCall call = *classifyElementwiseCall(e);
+  if (!call.error.empty())
+    return lambdaFailure(call.errorAt, call.error);
+  std::optional<ElementType> type = call.into ? exactElementType(call.callOperator->getReturnType())
+                                              : arrayElementType(e->getType());
+  if (!type)
+    return lambdaFailure(call.functor->getBeginLoc(), "the lambda of kiln::elementwise returns '" +
+                                                          call.callOperator->getReturnType().getAsString() +
+                                                          "', not a Kiln element type");
+  return lambdaOp(e, call, *type, call.args, nullptr, t, depth);
 }
 
 /// kiln::reduce(x, map, combine, identity, post, axes, keepdims): post over a
 /// Custom reduction of map over x.
 Node *TreeBuilder::makeCustomReduce(const Expr *e, ExprTree &t, unsigned depth) {
   ReductionCall call = *classifyReduction(e);
-  auto fail = [&](SourceLocation at, const std::string &msg) -> Node * {
-    failure_ = Failure::Lambda;
-    failureMessage_ = msg;
-    failureAt_ = at;
-    return nullptr;
-  };
   // The types the header computes: T (x's element), A = map(T), R = post(A).
   const auto *fd = cast<CallExpr>(stripImplicit(e))->getDirectCallee();
   const TemplateArgumentList *targs = fd ? fd->getTemplateSpecializationArgs() : nullptr;
   if (!targs || targs->size() < 1)
-    return fail(e->getBeginLoc(), "kilnc cannot read the types of this kiln::reduce call");
+    return lambdaFailure(e->getBeginLoc(), "kilnc cannot read the types of this kiln::reduce call");
   QualType elemT = targs->get(0).getAsType().getCanonicalType();
   Node *x = visit(call.operand, t, depth + 1);
   if (!x)
     return nullptr;
-  ElementwiseCall probe;
-  analyzeLambda(call.map, {elemT}, "kiln::reduce", probe);
-  if (!probe.error.empty())
-    return fail(probe.errorAt, probe.error);
-  QualType accT = probe.callOperator->getReturnType().getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  ElementwiseCall map;
+  analyzeLambda(call.map, {elemT}, "kiln::reduce", map);
+  if (!map.error.empty())
+    return lambdaFailure(map.errorAt, map.error);
+  QualType accT = map.callOperator->getReturnType().getNonReferenceType().getCanonicalType().getUnqualifiedType();
   std::optional<ElementType> acc = exactElementType(accT);
   if (!acc || kindOf(*acc) == TypeKind::Complex)
-    return fail(call.map->getBeginLoc(), "kiln::reduce's map returns '" + accT.getAsString() +
-                                             "'; the accumulator is bool, an integer, float or double");
-  Node *mapped = lambdaNode(e, call.map, x, elemT, *acc, t, depth);
+    return lambdaFailure(call.map->getBeginLoc(), "kiln::reduce's map returns '" + accT.getAsString() +
+                                                      "'; the accumulator is bool, an integer, float or double");
+  Node *mapped = lambdaOp(e, map, *acc, {}, x, t, depth);
   if (!mapped)
     return nullptr;
 
   ElementwiseCall combine;
   analyzeLambda(call.combine, {accT, accT}, "kiln::reduce", combine);
   if (!combine.error.empty())
-    return fail(combine.errorAt, combine.error);
+    return lambdaFailure(combine.errorAt, combine.error);
   if (!combine.captures.empty())
-    return fail(call.combine->getBeginLoc(), "kiln::reduce's combine lambda cannot capture variables (it runs at "
-                                             "every step of the reduction tree, in several kernels); pass values "
-                                             "through map");
+    return lambdaFailure(call.combine->getBeginLoc(),
+                         "kiln::reduce's combine lambda cannot capture variables (it runs at every step of the "
+                         "reduction tree, in several kernels); pass values through map");
   Expr::EvalResult value;
   const Expr *identity = call.identity->IgnoreImplicit();
   if (identity->isValueDependent() || !identity->EvaluateAsRValue(value, ctx_) || value.HasSideEffects ||
       !(value.Val.isInt() || value.Val.isFloat()))
-    return fail(call.identity->getBeginLoc(), "kiln::reduce's identity must be a constant (an integer or "
-                                              "floating-point literal or constexpr value)");
+    return lambdaFailure(call.identity->getBeginLoc(), "kiln::reduce's identity must be a constant (an integer or "
+                                                       "floating-point literal or constexpr value)");
 
   auto node = std::make_unique<Node>();
   node->kind = Node::Kind::Reduce;
@@ -353,8 +328,10 @@ Node *TreeBuilder::makeCustomReduce(const Expr *e, ExprTree &t, unsigned depth) 
 
   std::optional<ElementType> result = arrayElementType(e->getType());
   if (!result)
-    return fail(e->getBeginLoc(), "kilnc cannot read the result type of this kiln::reduce call");
-  return lambdaNode(e, call.post, reduced, accT, *result, t, depth);
+    return lambdaFailure(e->getBeginLoc(), "kilnc cannot read the result type of this kiln::reduce call");
+  ElementwiseCall post;
+  analyzeLambda(call.post, {accT}, "kiln::reduce", post);
+  return lambdaOp(e, post, *result, {}, reduced, t, depth);
 }
 
 Node *TreeBuilder::constantNode(ExprTree &t, const Expr *e, ElementType type, long long value) {

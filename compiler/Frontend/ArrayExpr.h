@@ -31,6 +31,8 @@ class VarDecl;
 
 namespace kiln::frontend {
 
+struct ElementwiseCall;
+
 /// Every elementwise operation of SPEC.md section 1.
 enum class OpKind {
   Add, Sub, Mul, Div, Rem, Neg,
@@ -207,9 +209,13 @@ private:
   llvm::SmallPtrSet<const clang::VarDecl *, 8> expanding_; ///< locals being inlined
   Node *makeLambda(const clang::Expr *e, ExprTree &t, unsigned depth);
   Node *makeCustomReduce(const clang::Expr *e, ExprTree &t, unsigned depth);
-  /// A Lambda node applying `functor` (analyzed for `received`) to `arg`.
-  Node *lambdaNode(const clang::Expr *e, const clang::Expr *functor, Node *arg, clang::QualType received,
-                   ElementType type, ExprTree &t, unsigned depth);
+  /// A Lambda node of type `type` for the analyzed `lambda`: its operands are
+  /// the captured values, then `argExprs` (visited) and `argNode` (if any).
+  /// Null after a Failure::Lambda (the analysis's error) or a failed operand.
+  Node *lambdaOp(const clang::Expr *e, const ElementwiseCall &lambda, ElementType type,
+                 llvm::ArrayRef<const clang::Expr *> argExprs, Node *argNode, ExprTree &t, unsigned depth);
+  /// Records Failure::Lambda with `msg` at `at`; returns null.
+  Node *lambdaFailure(clang::SourceLocation at, const std::string &msg);
   Failure failure_ = Failure::None;
   std::string failureMessage_;
   clang::SourceLocation failureAt_;
