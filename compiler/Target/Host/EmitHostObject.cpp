@@ -161,7 +161,6 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
   (*hostOnly)->removeAttr("gpu.container_module");
   SmallVector<std::string> variants;
   SmallVector<RawHostForm> rawForms;
-  SmallVector<std::string> elementFunctions;
   for (Operation &op :
        llvm::make_early_inc_range(hostOnly->getBody()->getOperations())) {
     auto func = dyn_cast<func::FuncOp>(op);
@@ -175,11 +174,10 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
       rawForms.push_back({func.getSymName().str(), exported.str(), n, func.getNumArguments() == n + 4});
       continue;
     }
-    // The element functions of kiln::elementwise lambdas the variants call.
-    if (func && func->hasAttr(kElementFunctionAttr)) {
-      elementFunctions.push_back(func.getSymName().str());
+    // The element functions of kiln::elementwise lambdas the variants call
+    // (internal already: the frontend gives them llvm.linkage).
+    if (func && func->hasAttr(kElementFunctionAttr))
       continue;
-    }
     // The runtime functions raw kernels call.
     if (auto decl = dyn_cast<LLVM::LLVMFuncOp>(op); decl && decl.isExternal())
       continue;
@@ -213,9 +211,6 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
     callee.setLinkage(LLVM::Linkage::Internal);
     addWrapper(b, callee);
   }
-  for (const std::string &name : elementFunctions)
-    if (auto fn = hostOnly->lookupSymbol<LLVM::LLVMFuncOp>(name))
-      fn.setLinkage(LLVM::Linkage::Internal);
   for (const RawHostForm &form : rawForms) {
     auto callee = hostOnly->lookupSymbol<LLVM::LLVMFuncOp>(form.name);
     if (!callee)
