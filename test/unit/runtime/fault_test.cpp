@@ -10,6 +10,7 @@
 // (it forks a child per case: the CUDA context is unusable after a fault).
 #include "expect.hpp"
 #include "env_device.hpp"
+#include "fault_child.hpp"
 #include "gpu.hpp"
 
 #include "kiln/kiln.hpp" // before fused.hpp, as in kilnc's output
@@ -498,29 +499,15 @@ const kiln::detail::fused_kernel fault_kernel = {
     {&no_host_code, &no_host_code, &no_host_code, &no_host_code},
     1, 1, 0, fault_dtypes, 4, nullptr};
 
-/// In the child: launches the faulting kernel on cuda:0 and reports the
-/// cuda_error; exit 0 when it names the kernel and the CUDA error and the
-/// host device still works afterwards.
+/// In the child: the faulting kernel on cuda:0 (fault_child.hpp).
 [[noreturn]] void fault_child(bool blocking) {
-  if (blocking)
-    setenv("KILN_LAUNCH_BLOCKING", "1", 1);
-  try {
+  kiln_test::fault_child(blocking, [] {
     auto x = kiln::ones<float>(shape{1024}, device::cuda(0));
     kiln::synchronize();
     const array_base *in[] = {&x};
     array_base outs[1];
     kiln::detail::launch_elementwise(fault_kernel, in, {}, outs);
-    kiln::synchronize();
-    std::fprintf(stderr, "no error\n");
-    std::exit(2);
-  } catch (const kiln::cuda_error &e) {
-    std::fprintf(stderr, "cuda_error %d: %s\n", e.code(), e.what());
-    bool host_ok = kiln::sum(kiln::ones<float>(shape{3}, device::host())).item() == 3.0f;
-    std::exit(host_ok ? 0 : 3);
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "another exception: %s\n", e.what());
-    std::exit(4);
-  }
+  });
 }
 
 TEST(KernelFault, FaultSurfacesAtTheNextSynchronizeNamingTheKernel) {

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/kiln.hpp"
 
+#include "fault_child.hpp"
 #include "gpu.hpp"
 
 #include <gtest/gtest.h>
@@ -1059,29 +1060,15 @@ const char *raw_fault_ptx = R"(.version 7.0
 const std::uint8_t raw_fault_bytes[] = {8};
 void raw_fault_no_host(void **, raw_thread_ctx *) { std::abort(); }
 
-/// In the child: launches the faulting raw kernel on cuda:0; exit 0 when
-/// the cuda_error names it and the CUDA error, and the host device still
-/// works afterwards.
+/// In the child: the faulting raw kernel on cuda:0 (fault_child.hpp).
 [[noreturn]] void raw_fault_child(bool blocking) {
-  if (blocking)
-    setenv("KILN_LAUNCH_BLOCKING", "1", 1);
-  const raw_kernel k{"fault_probe", "kiln_raw_fault_probe", raw_fault_ptx, nullptr, 0, &raw_fault_no_host, nullptr,
-                     1, raw_fault_bytes, 0, false};
-  try {
+  kiln_test::fault_child(blocking, [] {
+    const raw_kernel k{"fault_probe", "kiln_raw_fault_probe", raw_fault_ptx, nullptr, 0, &raw_fault_no_host, nullptr,
+                       1, raw_fault_bytes, 0, false};
     float *p = nullptr;
     void *args[] = {&p};
     launch_raw(k, device::cuda(0), {1}, {32}, 0, nullptr, args);
-    kiln::synchronize();
-    std::fprintf(stderr, "no error\n");
-    std::exit(2);
-  } catch (const kiln::cuda_error &e) {
-    std::fprintf(stderr, "cuda_error %d: %s\n", e.code(), e.what());
-    bool host_ok = kiln::sum(kiln::ones<float>(kiln::shape{3}, device::host())).item() == 3.0f;
-    std::exit(host_ok ? 0 : 3);
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "another exception: %s\n", e.what());
-    std::exit(4);
-  }
+  });
 }
 
 TEST(RawLaunchGpu, AFaultingKernelIsACudaErrorNamingIt) {
