@@ -94,6 +94,8 @@ void printFusionReport(llvm::raw_ostream &os, const std::string &source,
     std::string inputs = plural(r.numInputs, "array", "arrays");
     if (r.numScalars)
       inputs += " + " + plural(r.numScalars, "scalar", "scalars");
+    if (!r.writesInto.empty())
+      inputs += ", writes " + r.writesInto;
     std::string bytes = std::to_string(r.bytesPerElement) + " B";
     if (!r.reduces.empty() && r.bytesPerKept)
       bytes += " + " + std::to_string(r.bytesPerKept) + " B/kept";

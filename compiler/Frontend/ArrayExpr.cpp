@@ -1,5 +1,6 @@
 //===- Frontend/ArrayExpr.cpp - Fusable array expressions -----------------===//
 #include "Frontend/ArrayExpr.h"
+#include "Frontend/InPlaceUpdate.h"
 #include "Frontend/LambdaCall.h"
 #include "Frontend/ReductionCall.h"
 
@@ -131,7 +132,7 @@ std::optional<OpKind> classifyCall(const Expr *e, llvm::SmallVectorImpl<const Ex
 
 bool isFusableCall(const Expr *e, ASTContext &ctx) {
   llvm::SmallVector<const Expr *, 4> args;
-  if (classifyCall(e, args))
+  if (classifyCall(e, args) || classifyCompoundAssign(e))
     return true;
   auto r = classifyReduction(e);
   if (!r)
@@ -146,6 +147,10 @@ void fusableOperands(const Expr *e, ASTContext &ctx, llvm::SmallVectorImpl<const
   llvm::SmallVector<const Expr *, 4> args;
   if (classifyCall(e, args)) {
     out.append(args.begin(), args.end());
+    return;
+  }
+  if (auto c = classifyCompoundAssign(e)) {
+    out.append({c->target, c->value});
     return;
   }
   if (auto r = classifyReduction(e)) {
@@ -163,9 +168,13 @@ std::unique_ptr<ExprTree> TreeBuilder::build(const Expr *root) {
   expanding_.clear();
   failure_ = Failure::None;
   failureMessage_.clear();
-  if (auto lambda = classifyElementwiseCall(t->root))
-    t->into = lambda->into;
-  t->rootNode = visit(t->root, *t, 0);
+  if (auto lambda = classifyElementwiseCall(t->root); lambda && lambda->into) {
+    t->update = stripImplicit(lambda->into);
+    t->updateIsVoid = true;
+  } else if (auto c = classifyCompoundAssign(t->root)) {
+    t->update = stripImplicit(c->target);
+  }
+  t->rootNode = t->update ? makeUpdate(t->root, *t) : visit(t->root, *t, 0);
   if (!t->rootNode) {
     if (failure_ == Failure::None)
       failure_ = Failure::Operand;
@@ -214,8 +223,57 @@ Node *TreeBuilder::visit(const Expr *e, ExprTree &t, unsigned depth) {
   return makeLeaf(e, t);
 }
 
-Node *TreeBuilder::lambdaFailure(SourceLocation at, const std::string &msg) {
-  failure_ = Failure::Lambda;
+Node *TreeBuilder::castTo(Node *value, ElementType type, const Expr *e, ExprTree &t) {
+  if (value->type == type)
+    return value;
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::Op;
+  node->op = OpKind::Cast;
+  node->type = type;
+  node->expr = e;
+  node->operands.push_back(value);
+  t.nodes.push_back(std::move(node));
+  return t.nodes.back().get();
+}
+
+Node *TreeBuilder::makeUpdate(const Expr *e, ExprTree &t) {
+  // The destination is a leaf: the array (or view) written, never an
+  // operation's result, which would be a temporary nobody sees again.
+  if (isFusableCall(t.update, ctx_))
+    return fail(t.update->getBeginLoc(),
+                "this writes into the result of an array operation, a temporary that is discarded at the end of "
+                "the statement; write into a named array or a view of one");
+  std::optional<ElementType> dstType = arrayElementType(t.update->getType());
+  if (!dstType)
+    return nullptr;
+  if (t.updateIsVoid) { // elementwise_into(out, f, ...): f's value, converted
+    Node *value = visit(e, t, 0);
+    return value ? castTo(value, *dstType, e, t) : nullptr;
+  }
+  CompoundAssignCall c = *classifyCompoundAssign(e);
+  if (!c.resultType)
+    return fail(e->getBeginLoc(), "kilnc cannot read the result type of this compound assignment");
+  auto numpyName = [](ElementType t) { return t == ElementType::Bool ? "bool" : runtimeDTypeName(t); };
+  if (!castsSameKind(*c.resultType, *dstType))
+    return fail(e->getBeginLoc(), std::string("Cannot cast ufunc '") + c.ufunc + "' output from dtype('" +
+                                      numpyName(*c.resultType) + "') to dtype('" + numpyName(*dstType) +
+                                      "') with casting rule 'same_kind'");
+  Node *dst = makeLeaf(t.update, t);
+  Node *value = dst ? visit(c.value, t, 1) : nullptr;
+  if (!value)
+    return nullptr;
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::Op;
+  node->op = c.op;
+  node->type = *c.resultType;
+  node->expr = e;
+  node->operands = {dst, value};
+  t.nodes.push_back(std::move(node));
+  return castTo(t.nodes.back().get(), *dstType, e, t);
+}
+
+Node *TreeBuilder::fail(SourceLocation at, const std::string &msg) {
+  failure_ = Failure::Diagnostic;
   failureMessage_ = msg;
   failureAt_ = at;
   return nullptr;
@@ -224,7 +282,7 @@ Node *TreeBuilder::lambdaFailure(SourceLocation at, const std::string &msg) {
 Node *TreeBuilder::lambdaOp(const Expr *e, const ElementwiseCall &lambda, ElementType type,
                             llvm::ArrayRef<const Expr *> argExprs, Node *argNode, ExprTree &t, unsigned depth) {
   if (!lambda.error.empty())
-    return lambdaFailure(lambda.errorAt, lambda.error);
+    return fail(lambda.errorAt, lambda.error);
   auto node = std::make_unique<Node>();
   node->kind = Node::Kind::Op;
   node->op = OpKind::Lambda;
@@ -254,11 +312,11 @@ Node *TreeBuilder::lambdaOp(const Expr *e, const ElementwiseCall &lambda, Elemen
 Node *TreeBuilder::makeLambda(const Expr *e, ExprTree &t, unsigned depth) {
   ElementwiseCall call = *classifyElementwiseCall(e);
   if (!call.error.empty())
-    return lambdaFailure(call.errorAt, call.error);
+    return fail(call.errorAt, call.error);
   std::optional<ElementType> type = call.into ? exactElementType(call.callOperator->getReturnType())
                                               : arrayElementType(e->getType());
   if (!type)
-    return lambdaFailure(call.functor->getBeginLoc(), "the lambda of kiln::elementwise returns '" +
+    return fail(call.functor->getBeginLoc(), "the lambda of kiln::elementwise returns '" +
                                                           call.callOperator->getReturnType().getAsString() +
                                                           "', not a Kiln element type");
   return lambdaOp(e, call, *type, call.args, nullptr, t, depth);
@@ -272,7 +330,7 @@ Node *TreeBuilder::makeCustomReduce(const Expr *e, ExprTree &t, unsigned depth) 
   const auto *fd = cast<CallExpr>(stripImplicit(e))->getDirectCallee();
   const TemplateArgumentList *targs = fd ? fd->getTemplateSpecializationArgs() : nullptr;
   if (!targs || targs->size() < 1)
-    return lambdaFailure(e->getBeginLoc(), "kilnc cannot read the types of this kiln::reduce call");
+    return fail(e->getBeginLoc(), "kilnc cannot read the types of this kiln::reduce call");
   QualType elemT = targs->get(0).getAsType().getCanonicalType();
   Node *x = visit(call.operand, t, depth + 1);
   if (!x)
@@ -280,11 +338,11 @@ Node *TreeBuilder::makeCustomReduce(const Expr *e, ExprTree &t, unsigned depth) 
   ElementwiseCall map;
   analyzeLambda(call.map, {elemT}, "kiln::reduce", map);
   if (!map.error.empty())
-    return lambdaFailure(map.errorAt, map.error);
+    return fail(map.errorAt, map.error);
   QualType accT = map.callOperator->getReturnType().getNonReferenceType().getCanonicalType().getUnqualifiedType();
   std::optional<ElementType> acc = exactElementType(accT);
   if (!acc || kindOf(*acc) == TypeKind::Complex)
-    return lambdaFailure(call.map->getBeginLoc(), "kiln::reduce's map returns '" + accT.getAsString() +
+    return fail(call.map->getBeginLoc(), "kiln::reduce's map returns '" + accT.getAsString() +
                                                       "'; the accumulator is bool, an integer, float or double");
   Node *mapped = lambdaOp(e, map, *acc, {}, x, t, depth);
   if (!mapped)
@@ -293,16 +351,16 @@ Node *TreeBuilder::makeCustomReduce(const Expr *e, ExprTree &t, unsigned depth) 
   ElementwiseCall combine;
   analyzeLambda(call.combine, {accT, accT}, "kiln::reduce", combine);
   if (!combine.error.empty())
-    return lambdaFailure(combine.errorAt, combine.error);
+    return fail(combine.errorAt, combine.error);
   if (!combine.captures.empty())
-    return lambdaFailure(call.combine->getBeginLoc(),
+    return fail(call.combine->getBeginLoc(),
                          "kiln::reduce's combine lambda cannot capture variables (it runs at every step of the "
                          "reduction tree, in several kernels); pass values through map");
   Expr::EvalResult value;
   const Expr *identity = call.identity->IgnoreImplicit();
   if (identity->isValueDependent() || !identity->EvaluateAsRValue(value, ctx_) || value.HasSideEffects ||
       !(value.Val.isInt() || value.Val.isFloat()))
-    return lambdaFailure(call.identity->getBeginLoc(), "kiln::reduce's identity must be a constant (an integer or "
+    return fail(call.identity->getBeginLoc(), "kiln::reduce's identity must be a constant (an integer or "
                                                        "floating-point literal or constexpr value)");
 
   auto node = std::make_unique<Node>();
@@ -328,7 +386,7 @@ Node *TreeBuilder::makeCustomReduce(const Expr *e, ExprTree &t, unsigned depth) 
 
   std::optional<ElementType> result = arrayElementType(e->getType());
   if (!result)
-    return lambdaFailure(e->getBeginLoc(), "kilnc cannot read the result type of this kiln::reduce call");
+    return fail(e->getBeginLoc(), "kilnc cannot read the result type of this kiln::reduce call");
   ElementwiseCall post;
   analyzeLambda(call.post, {accT}, "kiln::reduce", post);
   return lambdaOp(e, post, *result, {}, reduced, t, depth);

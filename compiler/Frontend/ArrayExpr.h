@@ -134,9 +134,12 @@ const clang::Expr *stripImplicit(const clang::Expr *e);
 /// KILN_FUSE function's locals inlined), down to the leaves.
 struct ExprTree {
   const clang::Expr *root = nullptr;
-  /// kiln::elementwise_into(out, f, ...): `out`, which the rewritten code
-  /// assigns the root's value to.
-  const clang::Expr *into = nullptr;
+  /// An update in place (`x op= value`, kiln::elementwise_into(out, ...)):
+  /// the destination, which the root's kernel writes (InPlaceUpdate.h). The
+  /// root's value is already of its dtype.
+  const clang::Expr *update = nullptr;
+  /// The update is kiln::elementwise_into, whose C++ value is void.
+  bool updateIsVoid = false;
   Node *rootNode = nullptr;
   std::vector<std::unique_ptr<Node>> nodes;
 };
@@ -181,13 +184,15 @@ public:
 
   /// Why build() returned null: a leaf is neither an array nor a scalar
   /// kilnc can pass to a kernel (or a local is defined in terms of itself),
-  /// or the tree is deeper than MaxDepth.
-  enum class Failure { None, Operand, TooDeep, Lambda };
+  /// the tree is deeper than MaxDepth, or a construct kilnc reports with a
+  /// message of its own (failureMessage(): a lambda it cannot compile, an
+  /// update NumPy would refuse).
+  enum class Failure { None, Operand, TooDeep, Diagnostic };
 
   /// Builds the tree rooted at `root` (a fusable call); null on a Failure.
   std::unique_ptr<ExprTree> build(const clang::Expr *root);
   Failure failure() const { return failure_; }
-  /// Failure::Lambda: why kilnc cannot compile a kiln::elementwise call, and where.
+  /// Failure::Diagnostic: what is wrong, and where.
   const std::string &failureMessage() const { return failureMessage_; }
   clang::SourceLocation failureLocation() const { return failureAt_; }
 
@@ -214,8 +219,13 @@ private:
   /// Null after a Failure::Lambda (the analysis's error) or a failed operand.
   Node *lambdaOp(const clang::Expr *e, const ElementwiseCall &lambda, ElementType type,
                  llvm::ArrayRef<const clang::Expr *> argExprs, Node *argNode, ExprTree &t, unsigned depth);
-  /// Records Failure::Lambda with `msg` at `at`; returns null.
-  Node *lambdaFailure(clang::SourceLocation at, const std::string &msg);
+  /// Records Failure::Diagnostic with `msg` at `at`; returns null.
+  Node *fail(clang::SourceLocation at, const std::string &msg);
+  /// The tree of an update in place: `x op value` or the lambda of
+  /// elementwise_into, converted to the destination's dtype.
+  Node *makeUpdate(const clang::Expr *e, ExprTree &t);
+  /// `value` converted to `type` (a Cast node), or `value` if it has it.
+  Node *castTo(Node *value, ElementType type, const clang::Expr *e, ExprTree &t);
   Failure failure_ = Failure::None;
   std::string failureMessage_;
   clang::SourceLocation failureAt_;

@@ -13,6 +13,7 @@
 #include "Frontend/Frontend.h"
 #include "Frontend/ArrayExpr.h"
 #include "Frontend/FuseBodyChecker.h"
+#include "Frontend/InPlaceUpdate.h"
 #include "Frontend/KernelCall.h"
 #include "Frontend/KernelGen.h"
 #include "Frontend/Partition.h"
@@ -104,8 +105,12 @@ public:
       for (const Expr *a : args) operands.insert(stripImplicit(a));
     }
     if (auto *ref = dyn_cast<DeclRefExpr>(e)) refs.push_back(ref);
+    if (auto c = classifyCompoundAssign(e))
+      written.push_back(c->target);
     return true;
   }
+  /// The destinations of compound assignments.
+  std::vector<const Expr *> written;
   // A lambda's body is part of its enclosing function's text: its array
   // expressions are rewritten in place with the function's.
   std::vector<const Expr *> fusable;
@@ -121,7 +126,10 @@ BodyAnalysis analyzeBody(const FunctionDecl *fd, bool fuse, const SourceManager 
   BodyScanner scan(ctx);
   scan.TraverseStmt(fd->getBody());
 
-  if (fuse) {
+  // A KILN_FUSE body that writes into an array (`x += ...`) keeps every
+  // local: an inlined initializer would read the arrays after the write (a
+  // view may alias any of them).
+  if (fuse && scan.written.empty()) {
     // Candidate locals: array variables declared at the top level of the body
     // with an elementwise initializer.
     llvm::DenseMap<const VarDecl *, const DeclStmt *> declOf;
@@ -354,7 +362,7 @@ private:
                                        "several statements");
         return false;
       }
-      if (!tree && tb.failure() == TreeBuilder::Failure::Lambda) {
+      if (!tree && tb.failure() == TreeBuilder::Failure::Diagnostic) {
         error(tb.failureLocation(), tb.failureMessage());
         return false;
       }
@@ -544,16 +552,32 @@ private:
       rec.bytesPerKept = kept;
       rec.reduces = reducesText(g);
     }
+    if (r.tree->update && g.root == r.tree->root && !g.isReduction)
+      rec.writesInto = Lexer::getSourceText(fileRange(r.tree->update->getSourceRange()), sm_, ctxAST_.getLangOpts()).str();
     result_.report.push_back(rec);
   }
 
-  /// The call that replaces a group's expression; the root of
-  /// `kiln::elementwise_into(out, ...)` assigns the kernel's result to out.
+  /// The call that replaces a group's expression. The root of an update in
+  /// place (`x += ...`, elementwise_into) runs its kernel with the
+  /// destination as the output; a reduction kernel, which allocates its
+  /// result, has it written into the destination after. A destination that
+  /// is not a variable (`x.slice(...)`) is evaluated once, as a lambda's
+  /// parameter.
   std::string callText(const GroupResult &r, const std::string &outType, const std::string &kernelRef) {
-    std::string call = kernelCallText(*r.group, outType, kernelRef, [&](const Expr *e) { return textOf(e); });
-    if (r.tree->into && r.group->root == r.tree->root)
-      return "::kiln::detail::elementwise_assign(" + textOf(r.tree->into) + ", " + call + ")";
-    return call;
+    const Expr *dst = r.tree->update;
+    if (!dst || r.group->root != r.tree->root)
+      return kernelCallText(*r.group, outType, kernelRef, [&](const Expr *e) { return textOf(e); });
+    bool named = isa<DeclRefExpr>(dst);
+    std::string dstText = named ? textOf(dst) : "__kiln_d";
+    TextOf leafText = [&](const Expr *e) { return !named && stripImplicit(e) == dst ? dstText : textOf(e); };
+    std::string write =
+        r.group->isReduction
+            ? "::kiln::detail::write_update(" + dstText + ", " +
+                  kernelCallText(*r.group, outType, kernelRef, leafText) + ")"
+            : kernelCallIntoText(*r.group, dstText, kernelRef, leafText);
+    if (!named)
+      write = "[&](const auto &__kiln_d) -> decltype(auto) { return " + write + "; }(" + textOf(dst) + ")";
+    return r.tree->updateIsVoid ? "static_cast<void>(" + write + ")" : write;
   }
 
   void translateFunction(const FunctionDecl *fd, bool fuse) {

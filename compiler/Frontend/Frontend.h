@@ -87,6 +87,9 @@ struct FusionRecord {
   /// and the bytes read + written per element of the kept space.
   std::string reduces;
   unsigned bytesPerKept = 0;
+  /// An update in place (`x += ...`): the destination as written, whose
+  /// elements the kernel writes instead of a new array's.
+  std::string writesInto;
 };
 
 struct FrontendOptions {

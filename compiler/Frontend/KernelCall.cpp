@@ -137,15 +137,20 @@ bool hasLambda(const FusedGroup &g, const Node &n) {
   return false;
 }
 
-std::string elementwiseCall(const FusedGroup &g, const std::string &outType, const std::string &kernelRef,
-                            const TextOf &textOf) {
-  std::string s = "::kiln::detail::call_fused<" + outType + ">(" + kernelRef + ", {";
+/// `{inputs...}, {scalars...}` of an elementwise kernel's call.
+std::string operandLists(const FusedGroup &g, const TextOf &textOf) {
+  std::string s = "{";
   for (size_t i = 0; i < g.inputs.size(); ++i)
     s += (i ? ", " : "") + std::string("::kiln::detail::in(") + leafText(*g.inputs[i], textOf) + ")";
   s += "}, {";
   for (size_t i = 0; i < g.scalars.size(); ++i)
     s += (i ? ", " : "") + std::string("::kiln::detail::scalar(") + leafText(*g.scalars[i], textOf) + ")";
-  return s + "})";
+  return s + "}";
+}
+
+std::string elementwiseCall(const FusedGroup &g, const std::string &outType, const std::string &kernelRef,
+                            const TextOf &textOf) {
+  return "::kiln::detail::call_fused<" + outType + ">(" + kernelRef + ", " + operandLists(g, textOf) + ")";
 }
 
 std::string reductionCall(const FusedGroup &g, const std::string &outType, const std::string &kernelRef,
@@ -195,6 +200,11 @@ std::string leafText(const Node &leaf, const TextOf &textOf) {
   if (!leaf.leafSuffix.empty())
     return "(" + t + ")" + leaf.leafSuffix;
   return t;
+}
+
+std::string kernelCallIntoText(const FusedGroup &g, const std::string &dst, const std::string &kernelRef,
+                               const TextOf &textOf) {
+  return "::kiln::detail::call_fused_into(" + kernelRef + ", " + dst + ", " + operandLists(g, textOf) + ")";
 }
 
 std::string kernelCallText(const FusedGroup &g, const std::string &outType, const std::string &kernelRef,

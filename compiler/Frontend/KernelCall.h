@@ -1,7 +1,8 @@
 //===- Frontend/KernelCall.h - The C++ that calls a kernel -----*- C++ -*-===//
 //
 // The text that replaces a fused group's expression in the rewritten source.
-// An elementwise group becomes a kiln::detail::call_fused(...) call. A
+// An elementwise group becomes a kiln::detail::call_fused(...) call (or
+// call_fused_into(...), writing into an update's destination). A
 // reduction group becomes an immediately invoked lambda that evaluates each
 // leaf once and calls kiln::detail::call_reduction(...) with the axes,
 // keepdims and an eager fallback: the same expression over the evaluated
@@ -26,6 +27,11 @@ using TextOf = std::function<std::string(const clang::Expr *)>;
 /// result, `kernelRef` an expression naming the kernel descriptor.
 std::string kernelCallText(const FusedGroup &g, const std::string &outType, const std::string &kernelRef,
                            const TextOf &textOf);
+
+/// The call of elementwise group `g` writing into `dst` in place
+/// (kiln::detail::call_fused_into): the root of an update (InPlaceUpdate.h).
+std::string kernelCallIntoText(const FusedGroup &g, const std::string &dst, const std::string &kernelRef,
+                               const TextOf &textOf);
 
 /// The text of a leaf as passed to the kernel: its source text (plus the
 /// member it reads, for var's ddof).

@@ -119,12 +119,6 @@ template <class R, class F, class... A> array<R> elementwise_eager(F &f, const A
   return space.device.is_host() ? out : out.to(space.device);
 }
 
-/// What kilnc's rewritten `kiln::elementwise_into(out, f, ...)` calls with
-/// the kernel's result.
-template <element O> void elementwise_assign(const array<O> &out, const array_base &value) {
-  assign(out, value, stream::current(out.device()));
-}
-
 } // namespace detail
 
 /// The lambda `f` applied to every element of the broadcast array arguments

@@ -143,8 +143,8 @@ void prepare_outputs(const fused_kernel &k, std::span<array_base> outputs,
     }
     const shape &s = out.shape();
     if (!std::equal(s.begin(), s.end(), dims.begin(), dims.end()))
-      throw shape_error("output operand with shape " + to_string(s) +
-                        " doesn't match the broadcast shape " +
+      throw shape_error("non-broadcastable output operand with shape " +
+                        to_string(s) + " doesn't match the broadcast shape " +
                         to_string(shape(dims)));
     if (out.dtype() != t)
       throw value_error("kernel " + kernel_name(k) + ": output " +

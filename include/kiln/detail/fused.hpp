@@ -87,20 +87,46 @@ template <class S> fused_scalar scalar(const S &v) {
 /// An array operand: a pointer valid until the end of the full-expression.
 inline const array_base *in(const array_base &a) noexcept { return &a; }
 
+/// Runs `k` with `dst` as its one output, written in place: kilnc's
+/// `x += a * y` and `elementwise_into`, NumPy's `ufunc(..., out=dst)`. The
+/// inputs broadcast to dst's shape (else shape_error, NumPy's
+/// "non-broadcastable output operand"); dst must be writeable (else
+/// value_error); an input that overlaps dst other than as dst itself is
+/// copied first.
+void launch_elementwise_into(const fused_kernel &k, const array_base &dst, std::span<const array_base *const> inputs,
+                             std::span<const void *const> scalars);
+
+/// Pointers to the packed scalars, as the launchers take them.
+struct scalar_pointers {
+  const void *ptrs[16];
+  std::size_t n = 0;
+  explicit scalar_pointers(std::initializer_list<fused_scalar> scalars) {
+    for (const fused_scalar &s : scalars) {
+      if (n == 16) throw value_error("kiln: a fused kernel takes at most 16 scalar operands");
+      ptrs[n++] = s.bytes;
+    }
+  }
+  std::span<const void *const> span() const noexcept { return {ptrs, n}; }
+};
+
 /// The form kilnc's rewritten code calls: one output of element type Out.
 template <element Out>
 array<Out> call_fused(const fused_kernel &k, std::initializer_list<const array_base *> inputs,
                       std::initializer_list<fused_scalar> scalars) {
-  const void *scalarPtrs[16];
-  std::size_t ns = 0;
-  for (const fused_scalar &s : scalars) {
-    if (ns == 16) throw value_error("kiln: a fused kernel takes at most 16 scalar operands");
-    scalarPtrs[ns++] = s.bytes;
-  }
+  scalar_pointers sp(scalars);
   array_base out[1];
-  launch_elementwise(k, std::span<const array_base *const>(inputs.begin(), inputs.size()),
-                     std::span<const void *const>(scalarPtrs, ns), out);
+  launch_elementwise(k, std::span<const array_base *const>(inputs.begin(), inputs.size()), sp.span(), out);
   return array<Out>(std::move(out[0]));
+}
+
+/// The form of an in-place update: writes into `dst`, returns it (the value
+/// of `x += ...` in C++).
+template <class D>
+const D &call_fused_into(const fused_kernel &k, const D &dst, std::initializer_list<const array_base *> inputs,
+                         std::initializer_list<fused_scalar> scalars) {
+  scalar_pointers sp(scalars);
+  launch_elementwise_into(k, dst, std::span<const array_base *const>(inputs.begin(), inputs.size()), sp.span());
+  return dst;
 }
 
 } // namespace kiln::detail

@@ -6,7 +6,7 @@
 // RUN: %kilnc --emit=mlir %s -o - | FileCheck %s
 // RUN: %kilnc --emit=fused-mlir %s -o - | FileCheck %s --check-prefix=FUSED
 // The rewritten C++ calls one kernel for the whole statement, and
-// elementwise_into assigns its result.
+// elementwise_into's kernel writes into `out` (converting to its dtype).
 // RUN: %kilnc --cuda-host-only --emit=cpp %s -o - | FileCheck %s --check-prefix=CPP
 // The GPU form: the element function is copied into the kernels' module,
 // and LLVM inlines it (always_inline): the kernels call nothing.
@@ -39,7 +39,7 @@ void into(const kiln::array<double> &out, const kiln::array<float> &x) {
 // FUSED: arith.mulf
 
 // CPP: ::kiln::detail::call_fused<float>({{.*}}{::kiln::detail::in(x), ::kiln::detail::in(y)}, {::kiln::detail::scalar(lo)})
-// CPP: ::kiln::detail::elementwise_assign(out, ::kiln::detail::call_fused<float>(
+// CPP: static_cast<void>(::kiln::detail::call_fused_into({{.*}}, out, {::kiln::detail::in(x)}, {}))
 
 // PTX: .entry kiln_elementwise_lambda_{{[0-9a-f]+}}_fused_0_0_contig(
 // PTX-NOT: call

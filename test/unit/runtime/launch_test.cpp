@@ -830,11 +830,11 @@ TEST_F(LaunchElementwise, GivenOutputOfWrongShapeThrowsShapeError) {
   array_base y = contiguous(dtype::float32, {4});
   array_base out = contiguous(dtype::float32, {4, 3});
   EXPECT_EQ(error_of<kiln::shape_error>([&] { run_saxpy(x, y, 1.0f, out); }),
-            "output operand with shape (4,3) doesn't match the broadcast shape "
+            "non-broadcastable output operand with shape (4,3) doesn't match the broadcast shape "
             "(3,4)");
   array_base bigger = contiguous(dtype::float32, {2, 3, 4});
   EXPECT_EQ(error_of<kiln::shape_error>([&] { run_saxpy(x, y, 1.0f, bigger); }),
-            "output operand with shape (2,3,4) doesn't match the broadcast "
+            "non-broadcastable output operand with shape (2,3,4) doesn't match the broadcast "
             "shape (3,4)");
   EXPECT_TRUE(calls.variants.empty());
   expect_working_launch();
