@@ -163,6 +163,14 @@ const char *const kSnippets[] = {
     "KILN_FUSE kiln::array<float> tr(const kiln::array<float> &x) { try { return x; } catch (...) { return x; } }\n",
     "KILN_FUSE kiln::array<float> ce(const kiln::array<float> &x) { constexpr float k = 1.0f / 3; return x * k; }\n",
     "KILN_FUSE kiln::array<float> un(const kiln::array<float> &x) { union U { float f; int i; } u{1.0f}; return x * u.f; }\n",
+    // Writes into arrays (issue 10): fused updates in place, NumPy's casting
+    // errors at compile time, temporaries, views and overlap.
+    "void upd(kiln::array<float> &x, const kiln::array<float> &y) { x += 2.5f * y; x.slice({kiln::all}) -= kiln::exp(y); }\n",
+    "void upi(kiln::array<std::int32_t> &k) { k /= 2; k %= k; }\n",
+    "void upt(const kiln::array<float> &x) { (x + x) *= 2.0f; x.T() += x; }\n",
+    "void upb(kiln::array<bool> &m, const kiln::array<float> &x) { m &= x > 0.0f; m |= !m; }\n",
+    "KILN_FUSE kiln::array<float> upf(kiln::array<float> x, const kiln::array<float> &y) { auto u = x * y; x += u; return u + x; }\n",
+    "void upr(kiln::array<double> &x) { x -= kiln::mean(x, -1, true); kiln::elementwise_into(x, [](double v) { return v * v; }, x); }\n",
     "#pragma once\n",
     "#line 4000000000\n",
     "_Pragma(\"clang diagnostic ignored \\\"-Wall\\\"\")\n",
