@@ -5,7 +5,7 @@
 # on the examples and GPU tests (racecheck, synccheck and initcheck on the
 # examples and the reduction and elementwise suites), the difftest batch, then the benchmarks side by side with CuPy and
 # PyTorch, and the host backend's reductions beside NumPy. Ends with a short
-# table. Usage: scripts/device-check.sh [--no-bench | --bench-only | --raw]
+# table. Usage: scripts/device-check.sh [--no-bench | --bench-only | --raw | --writes]
 # (PEERS_NO_COMPILE=1 skips torch.compile in peers_reductions.py.)
 set -u
 cd "$(dirname "$0")/.."
@@ -73,6 +73,13 @@ PY
 
 # CUDA source through NVRTC (kiln::raw_module) beside CuPy's RawModule, in one
 # run: ms from the source to a launched kernel, cold (empty caches) and warm.
+writes_bench() { # issue 10: in-place updates, masks, joining, gathers, beside CuPy and PyTorch
+  [ -x "$bin/bench_writes" ] || return 0
+  bench writes_peers env PYTHONUNBUFFERED=1 python3 benchmarks/peers_writes.py
+  bench writes_kiln "$bin/bench_writes"
+  python3 benchmarks/report.py "$out"/writes_peers.jsonl "$out"/writes_kiln.jsonl | tee "$out/writes_report.md"
+}
+
 raw_module_bench() {
   [ -x "$bin/bench_raw_module" ] || return 0
   bench raw_module "$bin/bench_raw_module"
@@ -93,6 +100,31 @@ if [ "${1:-}" = "--raw" ]; then
   raw_bench
   raw_module_bench
   [ -n "${OUT:-}" ] && cp "$out"/*.log "$out"/raw_report.md "$out"/raw_module*.jsonl "$OUT"/ 2>/dev/null
+  printf '%s\n' "${status[@]}"
+  exit $fail
+fi
+
+# --writes: only the writes into arrays (issue 10: updates, masks, indexing,
+# joining): their unit tests, end-to-end programs and example under the
+# sanitizers, and their benchmarks, for a short device call.
+if [ "${1:-}" = "--writes" ]; then
+  for t in "$bin"/unit_runtime_compound_assign_test "$bin"/unit_runtime_indexing_test "$bin"/unit_runtime_shaping_test \
+    "$bin"/unit_runtime_launch_test; do
+    [ -x "$t" ] && run "$(basename "$t")" "$t" --gtest_brief=1
+  done
+  for e in "$bin"/e2e_writes "$bin"/example_mandelbrot_masks; do
+    [ -x "$e" ] || continue
+    run "$(basename "$e")" "$e"
+    for tool in memcheck racecheck synccheck initcheck; do
+      run "$tool.$(basename "$e")" timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 "$e"
+    done
+  done
+  for t in "$bin"/unit_runtime_indexing_test "$bin"/unit_runtime_shaping_test; do
+    [ -x "$t" ] && run "memcheck.$(basename "$t")" compute-sanitizer --tool memcheck --error-exitcode 9 "$t" \
+      --gtest_brief=1 --gtest_filter='*Gpu*:*GPU*'
+  done
+  [ "${2:-}" = "--no-bench" ] || writes_bench
+  [ -n "${OUT:-}" ] && cp "$out"/*.log "$out"/writes*.jsonl "$out"/writes_report.md "$OUT"/ 2>/dev/null
   printf '%s\n' "${status[@]}"
   exit $fail
 fi
@@ -123,7 +155,7 @@ if command -v compute-sanitizer >/dev/null; then
   for tool in racecheck synccheck initcheck; do
     extra=() # (initcheck's --track-unused-memory would report the pool's rounding slack)
     for e in "$bin"/example_* "$bin"/e2e_reductions_fused "$bin"/e2e_ops_float "$bin"/e2e_difftest_regressions \
-      "$bin"/e2e_raw_kernels "$bin"/e2e_elementwise_lambdas "$bin"/e2e_reduce_lambdas; do
+      "$bin"/e2e_raw_kernels "$bin"/e2e_elementwise_lambdas "$bin"/e2e_reduce_lambdas "$bin"/e2e_writes; do
       [ -x "$e" ] && run "$tool.$(basename "$e")" timeout 240 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 "$e"
     done
   done
@@ -149,7 +181,7 @@ if [ "${1:-}" != "--no-bench" ]; then
   bench host_peers env PYTHONUNBUFFERED=1 python3 benchmarks/host_peers.py
   python3 benchmarks/report.py "$out"/*.jsonl | tee "$out/report.md"
 fi
-if [ "${1:-}" != "--no-bench" ]; then raw_bench; raw_module_bench; fi
+if [ "${1:-}" != "--no-bench" ]; then raw_bench; raw_module_bench; writes_bench; fi
 
 if [ -n "${OUT:-}" ]; then
   cp "$out"/*.jsonl "$out"/report.md "$OUT"/ 2>/dev/null
