@@ -132,7 +132,7 @@ std::optional<OpKind> classifyCall(const Expr *e, llvm::SmallVectorImpl<const Ex
 
 bool isFusableCall(const Expr *e, ASTContext &ctx) {
   llvm::SmallVector<const Expr *, 4> args;
-  if (classifyCall(e, args) || classifyCompoundAssign(e))
+  if (classifyCall(e, args) || classifyCompoundAssign(e) || classifyMaskedAssign(e))
     return true;
   auto r = classifyReduction(e);
   if (!r)
@@ -151,6 +151,10 @@ void fusableOperands(const Expr *e, ASTContext &ctx, llvm::SmallVectorImpl<const
   }
   if (auto c = classifyCompoundAssign(e)) {
     out.append({c->target, c->value});
+    return;
+  }
+  if (auto c = classifyMaskedAssign(e)) {
+    out.append({c->subscript, c->value});
     return;
   }
   if (auto r = classifyReduction(e)) {
@@ -173,8 +177,14 @@ std::unique_ptr<ExprTree> TreeBuilder::build(const Expr *root) {
     t->updateIsVoid = true;
   } else if (auto c = classifyCompoundAssign(t->root)) {
     t->update = stripImplicit(c->target);
+  } else if (auto m = classifyMaskedAssign(t->root)) {
+    t->update = m->target;
+    t->mask = m->mask;
+    t->maskedSubscript = m->subscript;
+    t->updateIsVoid = true;
   }
-  t->rootNode = t->update ? makeUpdate(t->root, *t) : visit(t->root, *t, 0);
+  maskVar_ = nullptr;
+  t->rootNode = t->mask ? makeMaskedUpdate(t->root, *t) : t->update ? makeUpdate(t->root, *t) : visit(t->root, *t, 0);
   if (!t->rootNode) {
     if (failure_ == Failure::None)
       failure_ = Failure::Operand;
@@ -189,6 +199,16 @@ Node *TreeBuilder::visit(const Expr *e, ExprTree &t, unsigned depth) {
     failure_ = Failure::TooDeep;
     return nullptr;
   }
+  if (maskVar_) // the value of a masked update: w[m] is read as w
+    if (auto sub = classifyIndexSubscript(e); sub && sub->isMask) {
+      const auto *ref = dyn_cast<DeclRefExpr>(stripImplicit(sub->index));
+      if (ref && ref->getDecl() == maskVar_) {
+        Node *base = makeLeaf(stripImplicit(sub->base), t);
+        if (base)
+          t.maskedBases.push_back(base->expr);
+        return base;
+      }
+    }
   llvm::SmallVector<const Expr *, 4> args;
   if (auto k = classifyCall(e, args); k == OpKind::Lambda)
     return makeLambda(e, t, depth);
@@ -226,6 +246,30 @@ Node *TreeBuilder::visit(const Expr *e, ExprTree &t, unsigned depth) {
 Node *TreeBuilder::castTo(Node *value, ElementType type, const Expr *e, ExprTree &t) {
   if (value->type == type)
     return value;
+  if (value->kind == Node::Kind::Constant) { // converted here, as C++ converts it
+    auto node = std::make_unique<Node>(*value);
+    node->type = type;
+    bool integral = kindOf(value->type) == TypeKind::Bool || kindOf(value->type) == TypeKind::Int;
+    double real = integral ? static_cast<double>(value->intConstant) : value->constant.real();
+    switch (kindOf(type)) {
+    case TypeKind::Bool:
+      node->intConstant = value->intConstant != 0 || value->constant != std::complex<double>(0);
+      node->constant = static_cast<double>(node->intConstant);
+      break;
+    case TypeKind::Int:
+      node->intConstant = integral ? value->intConstant : static_cast<long long>(real);
+      node->constant = static_cast<double>(node->intConstant);
+      break;
+    case TypeKind::Float:
+      node->constant = real;
+      break;
+    case TypeKind::Complex:
+      node->constant = integral ? std::complex<double>(real) : value->constant;
+      break;
+    }
+    t.nodes.push_back(std::move(node));
+    return t.nodes.back().get();
+  }
   auto node = std::make_unique<Node>();
   node->kind = Node::Kind::Op;
   node->op = OpKind::Cast;
@@ -270,6 +314,51 @@ Node *TreeBuilder::makeUpdate(const Expr *e, ExprTree &t) {
   node->operands = {dst, value};
   t.nodes.push_back(std::move(node));
   return castTo(t.nodes.back().get(), *dstType, e, t);
+}
+
+Node *TreeBuilder::makeMaskedUpdate(const Expr *e, ExprTree &t) {
+  MaskedAssignCall c = *classifyMaskedAssign(e);
+  if (isFusableCall(t.update, ctx_))
+    return fail(t.update->getBeginLoc(),
+                "this writes into the result of an array operation, a temporary that is discarded at the end of "
+                "the statement; write into a named array or a view of one");
+  std::optional<ElementType> dstType = arrayElementType(t.update->getType());
+  if (!dstType)
+    return nullptr;
+  Node *mask = makeLeaf(t.mask, t);
+  Node *dst = makeLeaf(t.update, t);
+  maskVar_ = c.maskVar;
+  Node *value = mask && dst ? visit(c.value, t, 1) : nullptr;
+  maskVar_ = nullptr;
+  if (!value)
+    return nullptr;
+  if (c.op) { // x[m] op= v: x op v where m holds, with NumPy's casting check
+    ElementType r = value->isArray() ? promote(dst->type, value->type) : promoteWithScalar(dst->type, value->type);
+    if (*c.op == OpKind::Div && (kindOf(r) == TypeKind::Bool || kindOf(r) == TypeKind::Int))
+      r = ElementType::Float64; // true division
+    if (!castsSameKind(r, *dstType))
+      return fail(e->getBeginLoc(), std::string("Cannot cast ufunc '") + c.ufunc + "' output from dtype('" +
+                                        (r == ElementType::Bool ? "bool" : runtimeDTypeName(r)) + "') to dtype('" +
+                                        (*dstType == ElementType::Bool ? "bool" : runtimeDTypeName(*dstType)) +
+                                        "') with casting rule 'same_kind'");
+    auto node = std::make_unique<Node>();
+    node->kind = Node::Kind::Op;
+    node->op = *c.op;
+    node->type = r;
+    node->expr = e;
+    node->operands = {dst, value};
+    t.nodes.push_back(std::move(node));
+    value = t.nodes.back().get();
+  }
+  value = castTo(value, *dstType, e, t);
+  auto where = std::make_unique<Node>();
+  where->kind = Node::Kind::Op;
+  where->op = OpKind::Where;
+  where->type = *dstType;
+  where->expr = e;
+  where->operands = {mask, value, dst};
+  t.nodes.push_back(std::move(where));
+  return t.nodes.back().get();
 }
 
 Node *TreeBuilder::fail(SourceLocation at, const std::string &msg) {
@@ -468,7 +557,10 @@ Node *TreeBuilder::makeLeaf(const Expr *e, ExprTree &t) {
 
   auto node = std::make_unique<Node>();
   node->expr = e;
-  if (auto ty = arrayElementType(e->getType())) {
+  std::optional<ElementType> ty = arrayElementType(e->getType());
+  if (auto sub = classifyIndexSubscript(e); !ty && sub)
+    ty = arrayElementType(sub->base->getType()); // x[m], x[idx]: the gather it converts to
+  if (ty) {
     node->kind = Node::Kind::Input;
     node->type = *ty;
     if (!isa<DeclRefExpr>(e))

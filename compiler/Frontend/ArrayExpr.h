@@ -140,6 +140,12 @@ struct ExprTree {
   const clang::Expr *update = nullptr;
   /// The update is kiln::elementwise_into, whose C++ value is void.
   bool updateIsVoid = false;
+  /// A masked update (`x[m] = ...`, InPlaceUpdate.h): the mask, the arrays
+  /// read as `w[m]` (their shapes are checked at run time), and the
+  /// statement's subscript as written.
+  const clang::Expr *mask = nullptr;
+  std::vector<const clang::Expr *> maskedBases;
+  const clang::Expr *maskedSubscript = nullptr;
   Node *rootNode = nullptr;
   std::vector<std::unique_ptr<Node>> nodes;
 };
@@ -224,6 +230,11 @@ private:
   /// The tree of an update in place: `x op value` or the lambda of
   /// elementwise_into, converted to the destination's dtype.
   Node *makeUpdate(const clang::Expr *e, ExprTree &t);
+  /// The tree of a masked update `x[m] (op)= value`: where(m, value', x).
+  Node *makeMaskedUpdate(const clang::Expr *e, ExprTree &t);
+  /// While building a masked update's value: its mask variable (`w[m]` is
+  /// then read as w).
+  const clang::ValueDecl *maskVar_ = nullptr;
   /// `value` converted to `type` (a Cast node), or `value` if it has it.
   Node *castTo(Node *value, ElementType type, const clang::Expr *e, ExprTree &t);
   Failure failure_ = Failure::None;

@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <tuple>
 
 using namespace clang;
 
@@ -88,6 +89,8 @@ private:
 /// Roots of fused groups in one function body, and the locals of a
 /// KILN_FUSE function that are inlined into their consumers.
 struct BodyAnalysis {
+  /// Writes into arrays declared const: (where, the variable, the operation).
+  std::vector<std::tuple<const Expr *, const VarDecl *, std::string>> constWrites;
   llvm::DenseMap<const VarDecl *, const Expr *> inlinedLocals;
   std::vector<const DeclStmt *> removedDecls; ///< declarations of inlined locals
   std::vector<const Expr *> roots;            ///< innermost first
@@ -107,10 +110,20 @@ public:
     if (auto *ref = dyn_cast<DeclRefExpr>(e)) refs.push_back(ref);
     if (auto c = classifyCompoundAssign(e))
       written.push_back(c->target);
+    std::string what;
+    if (const VarDecl *vd = constArrayVariable(writtenArray(e, what)))
+      constWrites.push_back({e, vd, what});
     return true;
   }
   /// The destinations of compound assignments.
   std::vector<const Expr *> written;
+  /// Writes into arrays declared const (kilnc's errors).
+  struct ConstWrite {
+    const Expr *at;
+    const VarDecl *var;
+    std::string what;
+  };
+  std::vector<ConstWrite> constWrites;
   // A lambda's body is part of its enclosing function's text: its array
   // expressions are rewritten in place with the function's.
   std::vector<const Expr *> fusable;
@@ -125,6 +138,8 @@ BodyAnalysis analyzeBody(const FunctionDecl *fd, bool fuse, const SourceManager 
   BodyAnalysis a;
   BodyScanner scan(ctx);
   scan.TraverseStmt(fd->getBody());
+  for (const auto &w : scan.constWrites)
+    a.constWrites.emplace_back(w.at, w.var, w.what);
 
   // A KILN_FUSE body that writes into an array (`x += ...`) keeps every
   // local: an inlined initializer would read the arrays after the write (a
@@ -344,6 +359,12 @@ private:
   bool buildGroups(const FunctionDecl *fd, bool fuse, const std::string &kernelPrefix,
                    std::vector<GroupResult> &out, BodyAnalysis &analysis) {
     analysis = analyzeBody(fd, fuse, sm_, ctxAST_);
+    for (const auto &[at, var, what] : analysis.constWrites)
+      error(at->getBeginLoc(), "'" + var->getNameAsString() + "' is a const kiln::array; code kilnc compiles does not "
+                               "write into it (" + what + "): declare it without const (an array is a handle, so a "
+                               "non-const copy writes into the same data)");
+    if (!analysis.constWrites.empty())
+      return false;
     TreeBuilder tb(ctxAST_, fuse ? &analysis.inlinedLocals : nullptr);
     RankInference ranks(ctxAST_, fd);
     unsigned k = 0;
@@ -552,8 +573,10 @@ private:
       rec.bytesPerKept = kept;
       rec.reduces = reducesText(g);
     }
-    if (r.tree->update && g.root == r.tree->root && !g.isReduction)
-      rec.writesInto = Lexer::getSourceText(fileRange(r.tree->update->getSourceRange()), sm_, ctxAST_.getLangOpts()).str();
+    if (r.tree->update && g.root == r.tree->root && !g.isReduction) {
+      const Expr *written = r.tree->maskedSubscript ? r.tree->maskedSubscript : r.tree->update;
+      rec.writesInto = Lexer::getSourceText(fileRange(written->getSourceRange()), sm_, ctxAST_.getLangOpts()).str();
+    }
     result_.report.push_back(rec);
   }
 
@@ -567,6 +590,18 @@ private:
     const Expr *dst = r.tree->update;
     if (!dst || r.group->root != r.tree->root)
       return kernelCallText(*r.group, outType, kernelRef, [&](const Expr *e) { return textOf(e); });
+    if (r.tree->mask) {
+      // x[m] = ...: fused where x, m and every w of w[m] have m's shape;
+      // otherwise the statement as written (NumPy's errors, leading-axis
+      // masks).
+      std::string shapes = "{::kiln::detail::in(" + textOf(dst) + ")";
+      for (const Expr *w : r.tree->maskedBases)
+        shapes += ", ::kiln::detail::in(" + textOf(w) + ")";
+      return "(::kiln::detail::masked_update_applies(" + textOf(r.tree->mask) + ", " + shapes +
+             "}) ? static_cast<void>(" +
+             kernelCallIntoText(*r.group, textOf(dst), kernelRef, [&](const Expr *e) { return textOf(e); }) +
+             ") : static_cast<void>(" + textOf(r.tree->root) + "))";
+    }
     bool named = isa<DeclRefExpr>(dst);
     std::string dstText = named ? textOf(dst) : "__kiln_d";
     TextOf leafText = [&](const Expr *e) { return !named && stripImplicit(e) == dst ? dstText : textOf(e); };

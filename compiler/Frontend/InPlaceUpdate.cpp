@@ -41,6 +41,99 @@ std::optional<CompoundAssignCall> classifyCompoundAssign(const Expr *e) {
   return c;
 }
 
+/// The variable `e` names, if it is a plain reference to one.
+static const ValueDecl *namedVariable(const Expr *e) {
+  const auto *ref = dyn_cast_or_null<DeclRefExpr>(stripImplicit(e));
+  return ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+}
+
+std::optional<IndexSubscript> classifyIndexSubscript(const Expr *e) {
+  const auto *oc = dyn_cast_or_null<CXXOperatorCallExpr>(stripImplicit(e));
+  if (!oc || oc->getOperator() != OO_Subscript || oc->getNumArgs() != 2 || !arrayElementType(oc->getArg(0)->getType()))
+    return std::nullopt;
+  std::optional<ElementType> index = arrayElementType(oc->getArg(1)->getType());
+  if (!index || (kindOf(*index) != TypeKind::Bool && kindOf(*index) != TypeKind::Int))
+    return std::nullopt;
+  return IndexSubscript{oc->getArg(0), oc->getArg(1), kindOf(*index) == TypeKind::Bool};
+}
+
+/// True when every array `e` reads is `w[m]` with the mask variable `m`
+/// (elementwise operations over such reads and scalars).
+static bool readsOnlyMasked(const Expr *e, const ValueDecl *m) {
+  e = stripImplicit(e);
+  if (auto sub = classifyIndexSubscript(e))
+    return sub->isMask && namedVariable(sub->index) == m && namedVariable(sub->base);
+  llvm::SmallVector<const Expr *, 4> args;
+  if (classifyCall(e, args)) {
+    for (const Expr *a : args)
+      if (!readsOnlyMasked(a, m))
+        return false;
+    return true;
+  }
+  return !arrayElementType(e->getType()); // a scalar leaf
+}
+
+std::optional<MaskedAssignCall> classifyMaskedAssign(const Expr *e) {
+  const auto *oc = dyn_cast_or_null<CXXOperatorCallExpr>(stripImplicit(e));
+  if (!oc || oc->getNumArgs() != 2)
+    return std::nullopt;
+  MaskedAssignCall c;
+  switch (oc->getOperator()) {
+  case OO_Equal: break;
+  case OO_PlusEqual: c.op = OpKind::Add, c.ufunc = "add"; break;
+  case OO_MinusEqual: c.op = OpKind::Sub, c.ufunc = "subtract"; break;
+  case OO_StarEqual: c.op = OpKind::Mul, c.ufunc = "multiply"; break;
+  case OO_SlashEqual: c.op = OpKind::Div, c.ufunc = "divide"; break;
+  default: return std::nullopt;
+  }
+  auto sub = classifyIndexSubscript(oc->getArg(0));
+  if (!sub || !sub->isMask)
+    return std::nullopt;
+  c.maskVar = namedVariable(sub->index);
+  if (!c.maskVar || !namedVariable(sub->base) || !readsOnlyMasked(oc->getArg(1), c.maskVar))
+    return std::nullopt;
+  c.subscript = stripImplicit(oc->getArg(0));
+  c.target = stripImplicit(sub->base);
+  c.mask = stripImplicit(sub->index);
+  c.value = oc->getArg(1);
+  return c;
+}
+
+const Expr *writtenArray(const Expr *e, std::string &what) {
+  e = stripImplicit(e);
+  if (const auto *oc = dyn_cast_or_null<CXXOperatorCallExpr>(e); oc && oc->getNumArgs() == 2) {
+    if (auto c = classifyCompoundAssign(oc)) {
+      what = getOperatorSpelling(oc->getOperator());
+      return c->target;
+    }
+    OverloadedOperatorKind k = oc->getOperator();
+    if (k == OO_Equal || k == OO_PlusEqual || k == OO_MinusEqual || k == OO_StarEqual || k == OO_SlashEqual ||
+        k == OO_PercentEqual)
+      if (auto sub = classifyIndexSubscript(oc->getArg(0))) {
+        what = std::string("[") + (sub->isMask ? "mask" : "indices") + "] " + getOperatorSpelling(k);
+        return sub->base;
+      }
+    return nullptr;
+  }
+  if (const auto *mc = dyn_cast_or_null<CXXMemberCallExpr>(e)) {
+    const CXXMethodDecl *md = mc->getMethodDecl();
+    if (md && md->getIdentifier() && (md->getName() == "assign" || md->getName() == "fill") &&
+        arrayElementType(mc->getImplicitObjectArgument()->getType())) {
+      what = md->getName().str();
+      return mc->getImplicitObjectArgument();
+    }
+  }
+  return nullptr;
+}
+
+const VarDecl *constArrayVariable(const Expr *target) {
+  const auto *ref = dyn_cast_or_null<DeclRefExpr>(stripImplicit(target));
+  const auto *vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!vd || !arrayElementType(vd->getType()))
+    return nullptr;
+  return vd->getType().getNonReferenceType().isConstQualified() ? vd : nullptr;
+}
+
 bool castsSameKind(ElementType from, ElementType to) {
   auto rank = [](ElementType t) {
     switch (kindOf(t)) {

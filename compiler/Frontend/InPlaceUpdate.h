@@ -15,6 +15,7 @@
 #include "Frontend/ArrayExpr.h"
 
 #include <optional>
+#include <string>
 
 namespace kiln::frontend {
 
@@ -30,6 +31,45 @@ struct CompoundAssignCall {
 
 /// `e` as a compound assignment into a Kiln array, if it is one.
 std::optional<CompoundAssignCall> classifyCompoundAssign(const clang::Expr *e);
+
+/// `x[i]` on a Kiln array x with a Kiln array i of bools (a boolean mask)
+/// or integers (indices): the proxy of NumPy's advanced indexing, which
+/// converts to a new array (a gather) and takes `=` and `op=` (a scatter).
+struct IndexSubscript {
+  const clang::Expr *base = nullptr;  ///< x
+  const clang::Expr *index = nullptr; ///< i
+  bool isMask = false;                ///< i is an array of bools
+};
+std::optional<IndexSubscript> classifyIndexSubscript(const clang::Expr *e);
+
+/// `x[m] = value` or `x[m] op= value` that kilnc fuses into one kernel
+/// writing x where the mask m holds: `where(m, value', x)` (value' is the
+/// value with every `w[m]` read as w; for `op=`, `x op value'`, converted to
+/// x's dtype). It applies when x and m are variables and every array the
+/// value reads is `w[m]` with that same m and a variable w (the tutorial's
+/// `Z[mask] = Z[mask] * Z[mask] + C[mask]`); the rewritten code checks at run
+/// time that x, m and every w have one shape, and runs the statement as
+/// written (a gather, then a scatter) otherwise.
+struct MaskedAssignCall {
+  std::optional<OpKind> op;  ///< none for `=`
+  const char *ufunc = "";
+  const clang::Expr *subscript = nullptr; ///< x[m] as written
+  const clang::Expr *target = nullptr;    ///< x
+  const clang::Expr *mask = nullptr;      ///< m
+  const clang::Expr *value = nullptr;
+  const clang::ValueDecl *maskVar = nullptr;
+};
+std::optional<MaskedAssignCall> classifyMaskedAssign(const clang::Expr *e);
+
+/// The array a statement writes into: the destination of `x op= v`, of
+/// `x[i] = v` / `x[i] op= v`, of `x.assign(v)` and `x.fill(v)`; null for
+/// anything else. `what` is set to the operation's spelling ("+=", "fill").
+const clang::Expr *writtenArray(const clang::Expr *e, std::string &what);
+
+/// The variable a write goes into when it is declared const (`const
+/// kiln::array<float> &x`, `const auto y = ...`): kilnc refuses to write into
+/// it, as C++ refuses to modify a const object.
+const clang::VarDecl *constArrayVariable(const clang::Expr *target);
 
 /// NumPy's 'same_kind' casting: within a kind any size, across kinds only
 /// up (bool, unsigned, signed, float, complex), never signed to unsigned.

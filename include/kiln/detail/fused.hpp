@@ -96,6 +96,16 @@ inline const array_base *in(const array_base &a) noexcept { return &a; }
 void launch_elementwise_into(const fused_kernel &k, const array_base &dst, std::span<const array_base *const> inputs,
                              std::span<const void *const> scalars);
 
+/// True when every array of `arrays` has the shape of `mask`: kilnc's
+/// masked update `x[m] = f(w[m], ...)` then runs as one kernel writing
+/// where(m, f(w, ...), x) into x; otherwise the statement runs as written.
+inline bool masked_update_applies(const array_base &mask, std::initializer_list<const array_base *> arrays) {
+  for (const array_base *a : arrays)
+    if (a->shape() != mask.shape() || !a->valid())
+      return false;
+  return mask.valid();
+}
+
 /// Pointers to the packed scalars, as the launchers take them.
 struct scalar_pointers {
   const void *ptrs[16];
