@@ -109,6 +109,9 @@ class Gen:
         # How the C++ states it: one statement, a subexpression bound to a
         # local first, or a KILN_FUSE function (locals inlined into one kernel).
         self.form = rng.choice(["plain", "plain", "local", "fuse", "fuse"])
+        # An update in place (plain and local forms): `r op= expr` into a
+        # further input r (a view of its own data), whose dtype is the result's.
+        self.update = None  # (op, input)
 
     def input(self):
         if self.inputs and self.r.random() < 0.4:
@@ -509,6 +512,33 @@ def evaluate(e, env):
     return want, tol, stable
 
 
+WIDEST = {"int8": "int64", "uint8": "uint8", "int32": "int64", "float32": "float64", "complex64": "complex128"}
+
+
+def add_update(g, e, bases, env, rng):
+    """Makes `g` the update `r op= e` of a new input r shaped as e's result
+    and of a dtype that `r op e` keeps (the result's, sometimes widened within
+    its kind), so that NumPy's in-place answer is `r op e`. Returns the tree
+    NumPy evaluates, or None when NumPy refuses it."""
+    try:
+        with np.errstate(all="ignore"):
+            res = np.asarray(np_eval(e, env))
+    except (TypeError, ValueError, np.exceptions.AxisError, OverflowError):
+        return None
+    if res.dtype.name not in DTYPES:
+        return None
+    dt = res.dtype.name
+    if rng.random() < 0.3:
+        dt = WIDEST.get(dt, dt)
+    shape = list(res.shape)
+    view = "T" if len(shape) >= 2 and rng.random() < 0.3 else "step" if shape and rng.random() < 0.3 else None
+    dst = ("r%d" % len(g.inputs), dt, shape, view)
+    g.inputs.append(dst)
+    bases[dst[0]], env[dst[0]] = inputs_for(rng.randrange(1 << 30), dt, shape, view)
+    g.update = (rng.choice(["+", "-", "*"]), dst)
+    return ("bin", g.update[0], ("in", dst), e)
+
+
 def make_program(rng, depth):
     for _ in range(50):
         g = Gen(rng)
@@ -518,12 +548,19 @@ def make_program(rng, depth):
         bases, env = {}, {}
         for name, dt, shape, view in g.inputs:
             bases[name], env[name] = inputs_for(rng.randrange(1 << 30), dt, shape, view)
-        try:
-            if departs(e, env):
+        checked = e
+        if g.form != "fuse" and rng.random() < 0.25:
+            checked = add_update(g, e, bases, env, rng)
+            if checked is None:
                 continue
-            want, tol, stable = evaluate(e, env)
+        try:
+            if departs(checked, env):
+                continue
+            want, tol, stable = evaluate(checked, env)
         except (TypeError, ValueError, np.exceptions.AxisError, OverflowError):
             continue  # NumPy refuses: Kiln must too, but that is checked elsewhere
+        if g.update and (want.dtype.name != g.update[1][1] or list(want.shape) != g.update[1][2]):
+            continue  # r op e would not keep r's dtype and shape
         if want.dtype.name not in DTYPES or want.dtype == np.float16:
             continue
         g.local, g.result, g.tol = None, want.dtype.name, tol
@@ -642,7 +679,11 @@ def write_cpp(programs, path):
         else:
             if g.local is not None:
                 lines.append("    auto t = %s;" % cpp_of(g.local))
-            lines.append("    auto r = %s;" % cpp_of(e, g.local))
+            if g.update:  # written in place through its view
+                lines.append("    auto r = %s;" % g.update[1][0])
+                lines.append("    r %s= %s;" % (g.update[0], cpp_of(e, g.local)))
+            else:
+                lines.append("    auto r = %s;" % cpp_of(e, g.local))
         lines.append("    save(dir + \"/out%d.bin\", r, %d);" % (i, i))
         lines.append("  } catch (const std::exception &err) { std::printf(\"{\\\"id\\\": %d, \\\"error\\\": \\\"%%s\\\"}\\n\", err.what()); }" % i)
     lines += ["  return 0;", "}", ""]
@@ -764,7 +805,8 @@ def main():
         return 1
     entries = []
     for i, ((g, e, files), want) in enumerate(zip(programs, wants)):
-        entries.append({"label": labels[i], "cpp": cpp_of(e), "tol": g.tol, "refused": refused.get(i),
+        cpp = cpp_of(e) if not g.update else "%s %s= %s" % (g.update[1][0], g.update[0], cpp_of(e))
+        entries.append({"label": labels[i], "cpp": cpp, "tol": g.tol, "refused": refused.get(i),
                         "inputs": [(n, d, sh, v) for n, d, sh, v in g.inputs], "nan_choice": g.nan_choice,
                         "stable": g.stable})
         if args.keep:
