@@ -113,7 +113,7 @@ public:
     exit_ = new Block();
     Targets t;
     if (!stmt(fd.getBody(), t))
-      return fn.erase(), false;
+      return abandon(fn);
     branch(exit_, loc(fd.getEndLoc()));
     fn.getBody().push_back(exit_);
     b_.setInsertionPointToEnd(exit_);
@@ -181,7 +181,7 @@ public:
     returnTo_.push_back({exit_, value});
     Targets t;
     if (!stmt(op.getBody(), t))
-      return fn.erase(), false;
+      return abandon(fn);
     branch(exit_, loc(op.getBody()->getEndLoc()));
     fn.getBody().push_back(exit_);
     b_.setInsertionPointToEnd(exit_);
@@ -192,6 +192,15 @@ public:
   }
 
 private:
+  /// Drops a function whose body failed to translate, and its exit block,
+  /// which is not in the function's region yet (the fuzzer found it leaked).
+  bool abandon(func::FuncOp fn) {
+    fn.erase(); // drops the branches to exit_ with the body
+    delete exit_;
+    exit_ = nullptr;
+    return false;
+  }
+
   /// The C++ type of a value of element type `t` (complex: null).
   cl::QualType cxxType(ElementType t) {
     switch (t) {
