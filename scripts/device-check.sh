@@ -112,7 +112,7 @@ if [ "${1:-}" = "--writes" ]; then
     "$bin"/unit_runtime_launch_test; do
     [ -x "$t" ] && run "$(basename "$t")" "$t" --gtest_brief=1
   done
-  for e in "$bin"/e2e_writes "$bin"/example_mandelbrot_masks; do
+  for e in "$bin"/e2e_writes "$bin"/e2e_masks "$bin"/example_mandelbrot_masks "$bin"/example_mandelbrot; do
     [ -x "$e" ] || continue
     run "$(basename "$e")" "$e"
     for tool in memcheck racecheck synccheck initcheck; do
@@ -155,7 +155,7 @@ if command -v compute-sanitizer >/dev/null; then
   for tool in racecheck synccheck initcheck; do
     extra=() # (initcheck's --track-unused-memory would report the pool's rounding slack)
     for e in "$bin"/example_* "$bin"/e2e_reductions_fused "$bin"/e2e_ops_float "$bin"/e2e_difftest_regressions \
-      "$bin"/e2e_raw_kernels "$bin"/e2e_elementwise_lambdas "$bin"/e2e_reduce_lambdas "$bin"/e2e_writes; do
+      "$bin"/e2e_raw_kernels "$bin"/e2e_elementwise_lambdas "$bin"/e2e_reduce_lambdas "$bin"/e2e_writes "$bin"/e2e_masks; do
       [ -x "$e" ] && run "$tool.$(basename "$e")" timeout 240 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 "$e"
     done
   done

@@ -122,6 +122,9 @@ array_base from_dlpack(DLManagedTensor *t);
 array_base wrap(void *ptr, kiln::dtype t, const shape &s, device dev, std::shared_ptr<void> owner);
 } // namespace detail
 
+template <element E> class mask_proxy;  // kiln/indexing.hpp
+template <element E> class index_proxy; // kiln/indexing.hpp
+
 template <element E> class array : public array_base {
 public:
   using value_type = E;
@@ -149,6 +152,15 @@ public:
   array slice(std::initializer_list<slice_arg> args) const {
     return array(detail::slice(*this, std::span<const slice_arg>(args.begin(), args.size())));
   }
+
+  // NumPy's advanced indexing (kiln/indexing.hpp): `x[mask]` with a bool
+  // array, `x[idx]` with an integer array (along axis 0). Each is a proxy
+  // that converts to a new array (a gather) and takes `=` and `op=` (a
+  // scatter into this array).
+  mask_proxy<E> operator[](const array<bool> &mask) const;
+  template <element I>
+    requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
+  index_proxy<E> operator[](const array<I> &idx) const;
 
   // Writes into this array (or view): NumPy's `x[...] = src` and `x.fill(v)`.
   /// Every element of this array (or view) set to `v`, converted to E as

@@ -15,6 +15,7 @@
 #include "kiln/dtype.hpp"
 #include "kiln/elementwise.hpp"
 #include "kiln/error.hpp"
+#include "kiln/indexing.hpp"
 #include "kiln/kernel.hpp"
 #include "kiln/linalg.hpp"
 #include "kiln/memory.hpp"
@@ -24,6 +25,7 @@
 #include "kiln/raw_module.hpp"
 #include "kiln/reductions.hpp"
 #include "kiln/shape.hpp"
+#include "kiln/shaping.hpp"
 #include "kiln/stream.hpp"
 
 // The markers are attributes kilnc (a clang tool) reads; other compilers see

@@ -6,6 +6,7 @@
 // fill. A src that overlaps dst goes through a temporary first, as in NumPy.
 //
 //===----------------------------------------------------------------------===//
+#include "kiln/shaping.hpp"
 #include "runtime/array/array_internal.hpp"
 #include "runtime/cuda/driver.hpp"
 #include "runtime/kernels/kernels.hpp"
@@ -111,11 +112,15 @@ static int kind_rank(dtype t) {
   }
 }
 
-void check_same_kind(const char *ufunc, dtype from, dtype to) {
+bool can_cast_same_kind(dtype from, dtype to) noexcept {
   const int f = kind_rank(from), t = kind_rank(to);
   // Within a kind any size goes (float64 to float32); across kinds only up,
   // and signed integers never to unsigned ones.
-  if (f == t || (f < t && !(f == 2 && t == 1)))
+  return f == t || (f < t && !(f == 2 && t == 1));
+}
+
+void check_same_kind(const char *ufunc, dtype from, dtype to) {
+  if (can_cast_same_kind(from, to))
     return;
   throw value_error(std::string("Cannot cast ufunc '") + ufunc + "' output from dtype('" + std::string(name(from)) +
                     "') to dtype('" + std::string(name(to)) + "') with casting rule 'same_kind'");

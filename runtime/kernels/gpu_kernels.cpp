@@ -76,19 +76,20 @@ function_info function_of(const cuda::driver_api &api, int ordinal,
   return {it->second, m.multiprocessors, it->first.c_str()};
 }
 
-template <class Params>
-void launch(int ordinal, const std::string &name, std::int64_t n, Params &p,
-            void *stream) {
-  if (n <= 0)
+/// Launches `name` with one parameter struct: `grid` blocks of
+/// `block_size` threads, or (grid 0) enough grid-stride blocks for `n`.
+void launch_params(int ordinal, const std::string &name, std::int64_t n, void *params, void *stream,
+                   unsigned fixed_grid = 0) {
+  if (n <= 0 && fixed_grid == 0)
     return;
   const cuda::driver_api &api = cuda::require_driver();
   function_info fi = function_of(api, ordinal, name);
   std::int64_t wanted = (n + block_size - 1) / block_size;
   std::int64_t cap =
       static_cast<std::int64_t>(fi.multiprocessors) * blocks_per_sm;
-  unsigned grid =
+  unsigned grid = fixed_grid ? fixed_grid :
       static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, cap));
-  void *args[] = {&p};
+  void *args[] = {params};
   CUresult r = api.cuLaunchKernel(fi.f, grid, 1, 1, block_size, 1, 1, 0,
                                   static_cast<CUstream>(stream), args, nullptr);
   if (r != CUDA_SUCCESS) {
@@ -100,6 +101,12 @@ void launch(int ordinal, const std::string &name, std::int64_t n, Params &p,
     }
   }
   cuda::launched(api, ordinal, fi.name, static_cast<CUstream>(stream));
+}
+
+template <class Params>
+void launch(int ordinal, const std::string &name, std::int64_t n, Params &p,
+            void *stream) {
+  launch_params(ordinal, name, n, &p, stream);
 }
 
 /// Calls f(byte offset of each operand, inner layout) once per index of the
@@ -223,6 +230,11 @@ void random(int ordinal, void *out, dtype t, std::int64_t n, const draw &d,
                                                       : "integers";
   launch(ordinal, std::string("kiln_random_") + dist + "_" + type_name(t), n, p,
          stream);
+}
+
+void launch_indexing(int ordinal, const char *name, std::int64_t n, void *params, void *stream,
+                     unsigned grid) {
+  launch_params(ordinal, name, n, params, stream, grid);
 }
 
 } // namespace kiln::detail::kernels::gpu

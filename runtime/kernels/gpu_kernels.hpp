@@ -20,4 +20,10 @@ void fill(int ordinal, const loop_layout &l, void *dst, std::size_t itemsize,
 void random(int ordinal, void *out, dtype t, std::int64_t n, const draw &d,
             void *stream);
 
+/// Launches an indexing kernel (cuda/indexing_kernels.cu) with its
+/// parameter struct: `grid` blocks of 256 threads, or (grid 0) enough
+/// grid-stride blocks for `n` elements.
+void launch_indexing(int ordinal, const char *name, std::int64_t n, void *params, void *stream,
+                     unsigned grid = 0);
+
 } // namespace kiln::detail::kernels::gpu

@@ -50,4 +50,43 @@ struct random_params {
   std::uint64_t range; // integers: high - low
 };
 
+/// Elements of a mask one block of the compaction kernels covers, and per
+/// thread (256 threads).
+inline constexpr int mask_per_thread = 16;
+inline constexpr int mask_tile = 256 * mask_per_thread;
+
+/// A boolean mask over rows (kiln_mask_count/scan/write): `mask` has `n`
+/// bytes (C-contiguous), `tile_counts` `tiles` + 1 entries. A row is
+/// `units` units of `unit_bytes` bytes; src and dst are C-contiguous rows.
+struct mask_params {
+  const unsigned char *mask;
+  std::int64_t n;
+  long long *tile_counts;
+  std::int64_t tiles;
+  const char *src;
+  char *dst;
+  std::int64_t units;
+  std::int32_t unit_bytes;
+  std::int32_t scatter;       ///< 0: gather selected rows; 1: write them
+  std::int32_t src_broadcast; ///< scatter: one source row for all
+};
+
+/// An integer index along the middle axis of a C-contiguous (outer,
+/// axis_len, inner) array (kiln_take, kiln_scatter_winners/write): `idx`
+/// has `nidx` int64 values; rows of `inner_units` units of `unit_bytes`.
+/// `bad` (init ~0) gets the smallest position of an out-of-range index.
+struct take_params {
+  const char *src;
+  char *dst;
+  const std::int64_t *idx;
+  std::int64_t nidx;
+  std::int64_t axis_len;
+  std::int64_t inner_units;
+  std::int64_t n; ///< take: outer * nidx * inner_units; scatter: nidx * inner_units
+  std::int32_t unit_bytes;
+  std::int32_t src_broadcast;
+  unsigned long long *bad;
+  unsigned long long *winner; ///< scatter: axis_len entries, init 0
+};
+
 } // namespace kiln::detail::kernels
