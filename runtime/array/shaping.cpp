@@ -10,8 +10,8 @@
 // restride. Errors carry NumPy's messages (docs/errors.md).
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/indexing.hpp"
 #include "kiln/shaping.hpp"
+#include "kiln/indexing.hpp"
 #include "runtime/array/array_internal.hpp"
 
 #include <algorithm>

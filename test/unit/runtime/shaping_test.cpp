@@ -110,8 +110,10 @@ template <class E> kiln::array<E> laid_out(const nd<E> &x, layout k, kiln::devic
   for_each_index(x.s, [&](const index_t &i) {
     index_t j = i;
     for (std::size_t d = 0; d < r; ++d)
-      j[d] = k == layout::transposed ? i[r - 1 - d] : k == layout::reversed ? x.s[d] - 1 - i[d]
-             : k == layout::strided  ? 2 * i[d] + 1 : i[d];
+      j[d] = k == layout::transposed ? i[r - 1 - d]
+             : k == layout::reversed ? x.s[d] - 1 - i[d]
+             : k == layout::strided  ? 2 * i[d] + 1
+                                     : i[d];
     b[at(flat(bs, j))] = x(i);
   });
   const kiln::array<E> base = make(b, bs).to(dev);
