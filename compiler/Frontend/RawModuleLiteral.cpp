@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -88,16 +89,17 @@ std::vector<std::string> nvrtcCandidates(const std::string &preferred) {
   return out;
 }
 
-/// The NVRTC of this kilnc process (loaded once per `preferred`; never
-/// unloaded), or nullptr with `whyNot` set.
+/// The NVRTC of this kilnc process (loaded once per `preferred`; the shared
+/// library is never unloaded, the table is owned by the cache), or nullptr
+/// with `whyNot` set.
 const Nvrtc *loadNvrtc(const std::string &preferred, std::string &whyNot) {
   static std::mutex mutex;
-  static std::map<std::string, std::pair<const Nvrtc *, std::string>> loaded;
+  static std::map<std::string, std::pair<std::unique_ptr<Nvrtc>, std::string>> loaded;
   std::lock_guard<std::mutex> lock(mutex);
   auto [it, fresh] = loaded.try_emplace(preferred, nullptr, "");
   if (!fresh) {
     whyNot = it->second.second;
-    return it->second.first;
+    return it->second.first.get();
   }
   auto fail = [&](std::string why) -> const Nvrtc * {
     it->second.second = why;
@@ -105,7 +107,7 @@ const Nvrtc *loadNvrtc(const std::string &preferred, std::string &whyNot) {
     return nullptr;
   };
   void *handle = nullptr;
-  auto *lib = new Nvrtc(); // leaked with the library
+  auto lib = std::make_unique<Nvrtc>();
   std::string firstError, tried;
   for (const std::string &name : nvrtcCandidates(preferred)) {
     tried += (tried.empty() ? "" : ", ") + name;
@@ -143,8 +145,8 @@ const Nvrtc *loadNvrtc(const std::string &preferred, std::string &whyNot) {
     return fail("the NVRTC library " + lib->path + " lacks " + missing + " (CUDA 12 or newer needed)");
   if (lib->nvrtcVersion(&lib->major, &lib->minor) != NVRTC_SUCCESS)
     return fail("nvrtcVersion failed in " + lib->path);
-  it->second.first = lib;
-  return lib;
+  it->second.first = std::move(lib);
+  return it->second.first.get();
 }
 
 /// The architecture the options name (-arch/--gpu-architecture, "=value" or
