@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds, here, everything the GPU machine runs (unit tests, kilnc-compiled
 # examples and benchmarks, all linked with the static runtime) and gathers the
-# binaries into .carry/bin.tgz for the device tool's `carry`, with a difftest
+# binaries into .carry/bin.txz for the device tool's `carry`, with a difftest
 # batch in .carry/difftest. The compiler
 # itself never travels. Usage: scripts/device-build.sh [build-dir]
 set -euo pipefail
@@ -32,8 +32,8 @@ if python3 -c 'import numpy' 2>/dev/null; then
   python3 test/difftest/difftest.py --kilnc "$build/bin/kilnc" --seed "${KILN_DIFFTEST_SEED:-7}" \
     --count "${KILN_DIFFTEST_COUNT:-300}" --keep .carry/difftest || true # mismatches on the host are reported here
   rm -f .carry/difftest/programs.cpp .carry/difftest/out*.bin
-  tar -czf .carry/difftest.tgz -C .carry difftest && rm -rf .carry/difftest
+  XZ_OPT=-6T2 tar -cJf .carry/difftest.txz -C .carry difftest && rm -rf .carry/difftest
 fi
-# The binaries travel as one archive (the device tool carries at most 64 MiB).
-tar -czf .carry/bin.tgz -C .carry bin && rm -rf .carry/bin
+# The binaries travel as one xz archive (the device tool carries at most 64 MiB).
+XZ_OPT=-6T2 tar -cJf .carry/bin.txz -C .carry bin && rm -rf .carry/bin
 du -sh .carry

@@ -12,8 +12,8 @@ cd "$(dirname "$0")/.."
 out=/tmp/kiln-device # logs; a summary is copied to $OUT (device tool) at the end
 mkdir -p "$out"
 bin=.carry/bin
-[ -d "$bin" ] || tar -xzf .carry/bin.tgz -C .carry # scripts/device-build.sh's archives
-[ -f .carry/difftest.tgz ] && [ ! -d .carry/difftest ] && tar -xzf .carry/difftest.tgz -C .carry
+[ -d "$bin" ] || tar -xJf .carry/bin.txz -C .carry # scripts/device-build.sh's archives
+[ -f .carry/difftest.txz ] && [ ! -d .carry/difftest ] && tar -xJf .carry/difftest.txz -C .carry
 status=()
 fail=0
 run() { # name, command...

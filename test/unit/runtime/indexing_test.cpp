@@ -122,27 +122,28 @@ TEST(Masks, CompoundUpdateAndNumPyErrors) {
   std::mt19937 g(5);
   auto hx = random_values<double>(50, g);
   auto hm = random_mask(50, g);
-  auto x = on(hx, {50}, kiln::device::host());
-  auto mask = on_mask(hm, {50}, kiln::device::host());
+  const auto host = kiln::device::host(); // every operand on one device
+  auto x = on(hx, {50}, host);
+  auto mask = on_mask(hm, {50}, host);
   x[mask] += 1.5;
   x[mask] *= x[mask];
   auto got = x.to_vector();
   for (std::size_t i = 0; i < 50; ++i)
     EXPECT_DOUBLE_EQ(got[i], hm[i] ? (hx[i] + 1.5) * (hx[i] + 1.5) : hx[i]);
-  auto k = kiln::zeros<std::int32_t>({50});
+  auto k = kiln::zeros<std::int32_t>({50}, host);
   EXPECT_EQ(message_of<kiln::value_error>([&] { k[mask] += 0.5; }),
             "Cannot cast ufunc 'add' output from dtype('float64') to dtype('int32') with casting rule 'same_kind'");
-  EXPECT_EQ(message_of<kiln::index_error>([&] { (void)kiln::array<double>(x[kiln::ones<bool>({49})]); }),
+  EXPECT_EQ(message_of<kiln::index_error>([&] { (void)kiln::array<double>(x[kiln::ones<bool>({49}, host)]); }),
             "boolean index did not match indexed array along axis 0; size of axis is 50 but size of corresponding "
             "boolean axis is 49");
-  EXPECT_EQ(message_of<kiln::index_error>([&] { (void)kiln::array<double>(x[kiln::ones<bool>({50, 1})]); }),
+  EXPECT_EQ(message_of<kiln::index_error>([&] { (void)kiln::array<double>(x[kiln::ones<bool>({50, 1}, host)]); }),
             "too many indices for array: array is 1-dimensional, but 2 were indexed");
   const auto count = std::count(hm.begin(), hm.end(), true);
-  EXPECT_EQ(message_of<kiln::value_error>([&] { x[mask] = kiln::ones<double>({count + 1}); }),
+  EXPECT_EQ(message_of<kiln::value_error>([&] { x[mask] = kiln::ones<double>({count + 1}, host); }),
             "NumPy boolean array indexing assignment cannot assign " + std::to_string(count + 1) +
                 " input values to the " + std::to_string(count) + " output values where the mask is true");
   auto ro = kiln::broadcast_to(x, kiln::shape{2, 50});
-  EXPECT_EQ(message_of<kiln::value_error>([&] { ro[kiln::ones<bool>({2, 50})] = 1.0; }),
+  EXPECT_EQ(message_of<kiln::value_error>([&] { ro[kiln::ones<bool>({2, 50}, host)] = 1.0; }),
             "assignment destination is read-only");
 }
 
