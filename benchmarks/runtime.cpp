@@ -52,6 +52,9 @@ int main() {
     std::sort(ts.begin(), ts.end());
     return ts[ts.size() / 2];
   };
+  // Pageable: the whole synchronous call (staged through the pinned pool in
+  // chunks, docs/runtime-arrays.md; KILN_STAGING_CHUNK_MIB=0 gives the
+  // driver's own path for comparison), then synchronize.
   bench::emit("runtime", "kiln H2D pageable 1 GiB", time_host([&] { d.copy_from_host(pageable); }), B);
   bench::emit("runtime", "kiln H2D pinned 1 GiB",
               time_host([&] { d.copy_from_host_async(std::span<const float>(pinned.data(), n), s); }), B);

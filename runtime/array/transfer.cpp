@@ -5,9 +5,12 @@
 // copy_to_host / copy_from_host in C order (a non-contiguous array goes
 // through a contiguous temporary on its device), and item. Synchronous forms
 // wait on the stream; async forms only queue (pinned host memory expected).
+// Synchronous copies of pageable memory of at least a few MiB are staged
+// through the pinned pool (runtime/array/staging.hpp).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/array/array_internal.hpp"
+#include "runtime/array/staging.hpp"
 #include "runtime/cuda/driver.hpp"
 #include "runtime/cuda/driver_status.hpp"
 #include "runtime/device/peer.hpp"
@@ -96,8 +99,12 @@ void copy_to_host(const array_base &x, void *host, const stream &s,
     src = allocate(x.dtype(), x.shape(), x.device(), s);
     kernels::copy_cast(src, x, s);
   }
-  KILN_CU(api, cuMemcpyDtoHAsync, host, dptr(src.data()),
-          static_cast<std::size_t>(x.nbytes()), native(s));
+  const std::size_t nbytes = static_cast<std::size_t>(x.nbytes());
+  // Synchronous: staged through pinned buffers when the plan says so (then
+  // complete on return), else the driver's own path.
+  if (!async && staging::to_host(host, src.data(), nbytes, s.native_handle()))
+    return;
+  KILN_CU(api, cuMemcpyDtoHAsync, host, dptr(src.data()), nbytes, native(s));
   if (!async)
     sync_stream(api, s);
 }
@@ -122,11 +129,17 @@ void copy_from_host(const array_base &x, const void *host, const stream &s,
   const cuda::driver_api &api = cuda::require_driver();
   cuda::make_current(x.device().index());
   const std::size_t nbytes = static_cast<std::size_t>(x.nbytes());
+  // Synchronous: staged through pinned buffers when the plan says so, else
+  // (and always for the async form) the driver's own path.
+  auto upload = [&](void *dst) {
+    if (async || !staging::to_device(dst, host, nbytes, s.native_handle()))
+      KILN_CU(api, cuMemcpyHtoDAsync, dptr(dst), host, nbytes, native(s));
+  };
   if (x.is_contiguous()) {
-    KILN_CU(api, cuMemcpyHtoDAsync, dptr(x.data()), host, nbytes, native(s));
+    upload(x.data());
   } else {
     array_base tmp = allocate(x.dtype(), x.shape(), x.device(), s);
-    KILN_CU(api, cuMemcpyHtoDAsync, dptr(tmp.data()), host, nbytes, native(s));
+    upload(tmp.data());
     kernels::copy_cast(x, tmp, s);
   }
   if (!async)
