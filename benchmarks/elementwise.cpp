@@ -17,6 +17,10 @@ KILN_FUSE f32 chain8(const f32 &x, const f32 &y) {
 }
 KILN_FUSE f32 add_row(const f32 &m, const f32 &row) { return m + row; }
 KILN_FUSE f32 scale_shift(const f32 &m) { return m * 2.0f + 1.0f; }
+KILN_FUSE f32 times_column(const f32 &m, const f32 &col) { return m * col + 1.0f; }
+KILN_FUSE f32 gelu(const f32 &x) {
+  return 0.5f * x * (1.0f + kiln::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
+}
 
 int main() {
   if (!kiln::current_device().is_cuda()) {
@@ -59,5 +63,14 @@ int main() {
               2 * B + m * 4.0);
   f32 XT = X.T();
   bench::emit("elementwise", "kiln x.T()*2+1 (16k x 16k)", bench::median_ms([&] { out = scale_shift(XT); }), 2 * B);
+  // Issue 11: a column broadcast, a permuted 3-d view, a small array.
+  f32 col = rng.random<float>({m, 1});
+  bench::emit("elementwise", "kiln m*col+1 (16k x 16k)", bench::median_ms([&] { out = times_column(X, col); }),
+              2 * B + m * 4.0);
+  f32 P = x.reshape({512, 512, 1024}).transpose({2, 0, 1});
+  bench::emit("elementwise", "kiln permuted 3-d (2,0,1) *2+1", bench::median_ms([&] { out = scale_shift(P); }), 2 * B);
+  const std::int64_t small = std::int64_t(1) << 20;
+  f32 xs = rng.random<float>({small}), outs = kiln::empty<float>({small});
+  bench::emit("elementwise", "kiln GELU 2^20", bench::median_ms([&] { outs = gelu(xs); }), 2.0 * small * 4);
   return 0;
 }

@@ -60,4 +60,21 @@ g = rng.standard_normal(C, dtype=np.float32) * np.float32(0.5) + np.float32(1)
 b = rng.standard_normal(C, dtype=np.float32)
 x = rng.standard_normal((R, C), dtype=np.float32) * np.float32(2) + np.float32(1)
 emit("layer norm rows 4k x 4k", median_ms(lambda: layer_norm(x, g, b)), 2 * n * 4 + 2 * C * 4)
+del x
+# Elementwise workloads (host_elementwise.cpp).
+m = 1 << 24
+x = rng.random(m, dtype=np.float32)
+y = rng.random(m, dtype=np.float32)
+o = np.empty_like(x)
+emit("copy 2^24", median_ms(lambda: np.copyto(o, x)), 2 * m * 4)
+emit("a*x+y 2^24", median_ms(lambda: np.float32(2.5) * x + y), 3 * m * 4)
+emit("transcendental chain of 8 ops 2^24",
+     median_ms(lambda: np.tanh(np.exp(x) * np.sin(y) + np.log(y) * np.cos(x))), 3 * m * 4)
+del x, y, o
+mm = 4096
+x = rng.random((mm, mm), dtype=np.float32)
+col = rng.random((mm, 1), dtype=np.float32)
+emit("m.T()*2+1 4k x 4k", median_ms(lambda: np.ascontiguousarray(x.T * np.float32(2) + np.float32(1))), 2 * mm * mm * 4)
+emit("m.T()*2+1 4k x 4k (NumPy's F-order result)", median_ms(lambda: x.T * np.float32(2) + np.float32(1)), 2 * mm * mm * 4)
+emit("m*col+1 4k x 4k", median_ms(lambda: x * col + np.float32(1)), 2 * mm * mm * 4 + mm * 4)
 print(json.dumps(dict(suite="host", name="versions", numpy=np.__version__, cpus=os.cpu_count())), flush=True)

@@ -88,6 +88,27 @@ ek_row = cp.ElementwiseKernel("T x, T r", "T z", "z = x + r", "add_row")
 emit("ElementwiseKernel x + row (16k x 16k)", bench(lambda: ek_row(X, row, o.reshape(m, m))), 2 * B + m * 4)
 emit("cupy.fuse x.T*2+1 (16k x 16k)", bench(lambda: scale_shift(X.T)), 2 * B)
 
+@cp.fuse
+def times_column(t, c):
+    return t * c + cp.float32(1.0)
+
+
+@cp.fuse
+def gelu(t):
+    return cp.float32(0.5) * t * (cp.float32(1.0) + cp.tanh(cp.float32(0.7978845608) * (t + cp.float32(0.044715) * t * t * t)))
+
+
+col = y[:m].reshape(m, 1).copy()
+emit("cupy eager m*col+1 (16k x 16k)", bench(lambda: X * col + cp.float32(1)), 2 * B + m * 4)
+emit("cupy.fuse m*col+1 (16k x 16k)", bench(lambda: times_column(X, col)), 2 * B + m * 4)
+ek_col = cp.ElementwiseKernel("T x, T c", "T z", "z = x * c + 1", "times_column")
+emit("ElementwiseKernel m*col+1 (16k x 16k)", bench(lambda: ek_col(X, col, o.reshape(m, m))), 2 * B + m * 4)
+P = x.reshape(512, 512, 1024).transpose(2, 0, 1)
+emit("cupy.fuse permuted 3-d (2,0,1) *2+1", bench(lambda: scale_shift(P)), 2 * B)
+xs = x[: 1 << 20].copy()
+emit("cupy eager GELU 2^20", bench(lambda: cp.float32(0.5) * xs * (cp.float32(1) + cp.tanh(cp.float32(0.7978845608) * (xs + cp.float32(0.044715) * xs * xs * xs)))), 2 * xs.nbytes)
+emit("cupy.fuse GELU 2^20", bench(lambda: gelu(xs)), 2 * xs.nbytes)
+
 import torch
 tx = torch.as_tensor(x, device="cuda")
 ty = torch.as_tensor(y, device="cuda")
@@ -99,7 +120,13 @@ emit("torch leaky_relu", bench(lambda: torch.nn.functional.leaky_relu(tx, 0.01))
 emit("torch chain of 8 ops", bench(lambda: chain8(tx, ty)), 3 * B)
 emit("torch x + row (16k x 16k)", bench(lambda: TX + trow), 2 * B + m * 4)
 emit("torch x.T*2+1 (16k x 16k)", bench(lambda: TX.t() * 2.0 + 1.0), 2 * B)
-del tx, ty, TX
+tcol = torch.as_tensor(col, device="cuda")
+emit("torch m*col+1 (16k x 16k)", bench(lambda: TX * tcol + 1.0), 2 * B + m * 4)
+TP = tx.view(512, 512, 1024).permute(2, 0, 1)
+emit("torch permuted 3-d (2,0,1) *2+1", bench(lambda: TP * 2.0 + 1.0), 2 * B)
+txs = torch.as_tensor(xs, device="cuda")
+emit("torch GELU 2^20", bench(lambda: torch.nn.functional.gelu(txs, approximate="tanh")), 2 * xs.nbytes)
+del tx, ty, TX, TP
 
 # Runtime peers.
 mm = 8192

@@ -49,8 +49,14 @@ constexpr int64_t kStagingBudget = 48 * 1024;
 /// The staged variant's block size, declared on the kernel (known_block_size,
 /// PTX .reqntid): the runtime launches 256-thread blocks.
 constexpr int64_t kStageThreads = 256;
-/// Pseudo-rank of the `_rows` variant: rank 2, inner dimension contiguous.
+/// Pseudo-rank of the `_rows` variant: rank 2, inner dimension contiguous
+/// (or, for an input, broadcast: inner stride 0).
 constexpr unsigned kRows = kMaxRank + 1;
+/// Edge of the tiles the host's rank >= 2 strided loops walk over their last
+/// two dimensions: 32 x 32 elements of one operand are 4 to 16 KiB, so the
+/// tiles of several operands stay in L1 while a transposed one is read a
+/// cache line per 16 (float32) elements.
+constexpr int64_t kHostTile = 32;
 
 /// Builds the variants of one fused kernel.
 class VariantBuilder {
@@ -62,11 +68,12 @@ public:
   }
 
   /// Parameter types: operands as memrefs of `rank` (0: contig, kRows: rank 2
-  /// with a unit inner stride), then scalars.
+  /// whose outputs have a unit inner stride and whose inputs an inner stride
+  /// of 1 or 0, a column broadcast), then scalars.
   FunctionType signature(unsigned rank) const {
     SmallVector<Type> params;
-    for (Type t : k.operandTypes())
-      params.push_back(memrefType(t, rank));
+    for (auto [i, t] : llvm::enumerate(k.operandTypes()))
+      params.push_back(memrefType(t, rank, /*input=*/i < k.inputTypes.size()));
     for (Type t : k.scalarTypes)
       params.push_back(storageType(t));
     return FunctionType::get(ctx, params, {});
@@ -124,45 +131,115 @@ public:
     Block *entry = func.addEntryBlock();
     b.setInsertionPointToStart(entry);
     bindParams(b, loc, entry->getArguments());
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    // Nested loops, innermost over the last dimension: LLVM vectorizes it.
-    SmallVector<Value> indices;
-    unsigned loops = rank == kRows ? 2 : std::max(rank, 1u);
-    for (unsigned d = 0; d < loops; ++d) {
-      Value size = memref::DimOp::create(b, loc, operands.front(), d);
-      auto loop = scf::ForOp::create(b, loc, zero, size, one);
-      b.setInsertionPointToStart(loop.getBody());
-      indices.push_back(loop.getInductionVar());
+    if (rank == kRows) {
+      // Every input row-contiguous (a bias add): loops over unit-stride views,
+      // which LLVM vectorizes. Else (a column broadcast among the inputs) the
+      // same loops over the inputs as declared.
+      RowInputs inputs = rowInputs(b, loc);
+      Value allUnit = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+      Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+      for (Value broadcast : inputs.broadcast)
+        allUnit = arith::AndIOp::create(b, loc, allUnit, arith::XOrIOp::create(b, loc, broadcast, yes));
+      auto branch = scf::IfOp::create(b, loc, allUnit, /*withElseRegion=*/true);
+      SmallVector<Value> declared = operands;
+      b.setInsertionPointToStart(branch.thenBlock());
+      std::copy(inputs.unit.begin(), inputs.unit.end(), operands.begin());
+      buildHostLoops(b, loc, 2, /*tiled=*/false);
+      operands = declared;
+      b.setInsertionPointToStart(branch.elseBlock());
+      buildHostLoops(b, loc, 2, /*tiled=*/false);
+    } else {
+      buildHostLoops(b, loc, std::max(rank, 1u), /*tiled=*/rank >= 2);
     }
-    storeElement(b, loc, indices, loadElement(b, loc, indices));
     b.setInsertionPointToEnd(entry);
     func::ReturnOp::create(b, loc);
   }
 
 private:
+  /// Host loops over a rank-`loops` iteration space, innermost over the last
+  /// dimension (LLVM vectorizes it). `tiled`: the last two dimensions walk
+  /// kHostTile x kHostTile tiles, so that an operand contiguous along the
+  /// other one (a transposed view) is read a cache line at a time instead of
+  /// one line per element; no division anywhere.
+  void buildHostLoops(OpBuilder &b, Location loc, unsigned loops, bool tiled) {
+    OpBuilder::InsertionGuard guard(b);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    SmallVector<Value> sizes;
+    for (unsigned d = 0; d < loops; ++d)
+      sizes.push_back(memref::DimOp::create(b, loc, operands.front(), d));
+    SmallVector<Value> indices;
+    auto loop = [&](Value from, Value to, Value step) {
+      auto l = scf::ForOp::create(b, loc, from, to, step);
+      b.setInsertionPointToStart(l.getBody());
+      return l.getInductionVar();
+    };
+    const unsigned plain = tiled ? loops - 2 : loops;
+    for (unsigned d = 0; d < plain; ++d)
+      indices.push_back(loop(zero, sizes[d], one));
+    if (tiled) {
+      Value edge = arith::ConstantIndexOp::create(b, loc, kHostTile);
+      Value r0 = loop(zero, sizes[loops - 2], edge);
+      Value c0 = loop(zero, sizes[loops - 1], edge);
+      auto end = [&](Value start, Value size) -> Value {
+        return arith::MinUIOp::create(b, loc, arith::AddIOp::create(b, loc, start, edge), size);
+      };
+      Value rEnd = end(r0, sizes[loops - 2]), cEnd = end(c0, sizes[loops - 1]);
+      indices.push_back(loop(r0, rEnd, one));
+      indices.push_back(loop(c0, cEnd, one));
+    }
+    storeElement(b, loc, indices, loadElement(b, loc, indices));
+  }
+
   FusedKernel k;
   MLIRContext *ctx;
   DenseMap<unsigned, unsigned> scalarOfArg;
   SmallVector<Value> operands; ///< memref parameters of the variant being built
   SmallVector<Value> scalars;  ///< scalar values (bool as i1)
 
-  MemRefType memrefType(Type element, unsigned rank) const {
+  MemRefType memrefType(Type element, unsigned rank, bool input = false) const {
     Type stored = storageType(element);
     if (rank == 0)
       return MemRefType::get(
           {ShapedType::kDynamic}, stored,
           StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}));
-    if (rank == kRows) {
-      SmallVector<int64_t> dyn(2, ShapedType::kDynamic);
-      return MemRefType::get(
-          dyn, stored,
-          StridedLayoutAttr::get(ctx, ShapedType::kDynamic,
-                                 {ShapedType::kDynamic, 1}));
-    }
+    if (rank == kRows && !input)
+      return rowMajorType(stored);
+    if (rank == kRows)
+      rank = 2; // an input: both strides dynamic
     SmallVector<int64_t> dyn(rank, ShapedType::kDynamic);
     return MemRefType::get(
         dyn, stored, StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dyn));
+  }
+
+  /// Rank 2 with a unit inner stride: what `_rows` loads vectors from.
+  MemRefType rowMajorType(Type stored) const {
+    SmallVector<int64_t> dyn(2, ShapedType::kDynamic);
+    return MemRefType::get(dyn, stored,
+                           StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {ShapedType::kDynamic, 1}));
+  }
+
+  /// `_rows` inputs: whether each one is a column broadcast (inner stride 0,
+  /// one element a row), and its view with a unit inner stride (valid, and
+  /// used, only where it is not).
+  struct RowInputs {
+    SmallVector<Value> broadcast;
+    SmallVector<Value> unit;
+  };
+  RowInputs rowInputs(OpBuilder &b, Location loc) {
+    RowInputs r;
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    for (auto [i, type] : llvm::enumerate(k.inputTypes)) {
+      auto md = memref::ExtractStridedMetadataOp::create(b, loc, operands[i]);
+      r.broadcast.push_back(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, md.getStrides()[1], zero));
+      SmallVector<OpFoldResult> sizes{md.getSizes()[0], md.getSizes()[1]};
+      SmallVector<OpFoldResult> strides{md.getStrides()[0], b.getIndexAttr(1)};
+      r.unit.push_back(memref::ReinterpretCastOp::create(b, loc, rowMajorType(storageType(type)),
+                                                         md.getBaseBuffer(), OpFoldResult(md.getOffset()),
+                                                         sizes, strides));
+    }
+    return r;
   }
 
   void bindParams(OpBuilder &b, Location loc, ValueRange params) {
@@ -236,14 +313,32 @@ private:
   /// Loads `width` consecutive elements of every input at `indices` (the
   /// last index advances) with aligned vector accesses, computes, and stores
   /// the outputs the same way.
-  void vectorStep(OpBuilder &b, Location loc, unsigned width, ValueRange indices) {
+  /// `rows`, when given, makes each input a `_rows` input: a column
+  /// broadcast is one scalar load splat across the vector.
+  void vectorStep(OpBuilder &b, Location loc, unsigned width, ValueRange indices,
+                  const RowInputs *rows = nullptr) {
     SmallVector<SmallVector<Value>> lanes(width);
     for (auto [i, type] : llvm::enumerate(k.inputTypes)) {
       Type stored = storageType(type);
       auto vecType = VectorType::get({width}, stored);
-      Value vec = vector::LoadOp::create(
-          b, loc, vecType, operands[i], indices,
-          /*nontemporal=*/false, llvm::Align(width * storageBytes(type)));
+      auto load = [&, i = i, type = type](Value from) -> Value {
+        return vector::LoadOp::create(b, loc, vecType, from, indices,
+                                      /*nontemporal=*/false, llvm::Align(width * storageBytes(type)));
+      };
+      Value vec;
+      if (!rows) {
+        vec = load(operands[i]);
+      } else {
+        auto pick = scf::IfOp::create(b, loc, vecType, rows->broadcast[i], /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(pick.thenBlock());
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        Value one = memref::LoadOp::create(b, loc, operands[i], ValueRange{indices[0], zero});
+        scf::YieldOp::create(b, loc, ValueRange{vector::BroadcastOp::create(b, loc, vecType, one)});
+        b.setInsertionPointToStart(pick.elseBlock());
+        scf::YieldOp::create(b, loc, ValueRange{load(rows->unit[i])});
+        vec = pick.getResult(0);
+      }
       for (unsigned lane = 0; lane < width; ++lane)
         lanes[lane].push_back(fromStorage(
             b, loc, vector::ExtractOp::create(b, loc, vec, int64_t(lane)),
@@ -267,9 +362,11 @@ private:
 
   /// `_rows`: a grid-stride loop over (row, chunk of V columns) with vector
   /// accesses; the runtime guarantees columns % V == 0 and aligned rows. The
-  /// row index is one division per V elements (32-bit when it fits).
+  /// row index is one division per V elements (32-bit when it fits). A
+  /// column-broadcast input is one scalar load a vector, splat.
   void buildGpuRows(OpBuilder &b, Location loc, Value tid, Value stride) {
     unsigned width = vectorWidth(k);
+    RowInputs inputs = rowInputs(b, loc);
     Value rows = memref::DimOp::create(b, loc, operands.front(), 0);
     Value cols = memref::DimOp::create(b, loc, operands.front(), 1);
     Value v = arith::ConstantIndexOp::create(b, loc, width);
@@ -296,7 +393,7 @@ private:
       Value chunk = uncast(arith::RemUIOp::create(b, loc, q, perRowT));
       Value col = arith::MulIOp::create(b, loc, chunk, v);
       if (width > 1)
-        vectorStep(b, loc, width, ValueRange{row, col});
+        vectorStep(b, loc, width, ValueRange{row, col}, &inputs);
       else
         storeElement(b, loc, ValueRange{row, col}, loadElement(b, loc, ValueRange{row, col}));
     }

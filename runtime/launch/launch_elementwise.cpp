@@ -12,6 +12,7 @@
 #include "runtime/cuda/driver.hpp"
 #include "runtime/launch/gpu_launch.hpp"
 #include "runtime/launch/launch_layout.hpp"
+#include "runtime/parallel/thread_pool.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -190,6 +191,45 @@ struct runner {
   }
 };
 
+/// Host work below this many elements a thread runs on the calling thread
+/// alone: waking the pool costs about what 2^15 float32 elements take.
+constexpr std::int64_t host_parallel_grain = std::int64_t(1) << 15;
+
+/// Runs the host variant `fn` over the operands `fields` (rank `kernel_rank`,
+/// `item[j]` bytes an element) split along their first dimension across the
+/// host backend's threads (runtime/parallel): each range gets its own copy
+/// of the fields, its first dimension cut to the range and its base moved to
+/// the range's first element. The ranges write disjoint outputs.
+void run_host_split(host_kernel_fn fn, const memref_fields *fields, const std::int64_t *item,
+                    int num_operands, int kernel_rank, std::span<const void *const> scalars) {
+  std::int64_t per_row = 1;
+  for (int d = 1; d < kernel_rank; ++d)
+    per_row *= fields[0].sizes[d];
+  const std::int64_t grain = std::max<std::int64_t>(1, host_parallel_grain / std::max<std::int64_t>(per_row, 1));
+  parallel::parallel_for(fields[0].sizes[0], grain, [&](std::int64_t begin, std::int64_t end) {
+    small_buffer<memref_fields, inline_operands> part(num_operands);
+    small_buffer<void *, inline_operands *(3 + 2 * max_kernel_rank) + 8> args(
+        static_cast<std::size_t>(num_operands) * (3 + 2 * kernel_rank) + scalars.size());
+    void **arg = args.data();
+    for (int j = 0; j < num_operands; ++j) {
+      memref_fields &f = part[j];
+      f = fields[j];
+      f.aligned = f.allocated = static_cast<char *>(f.aligned) + begin * f.strides[0] * item[j];
+      f.sizes[0] = end - begin;
+      *arg++ = &f.allocated;
+      *arg++ = &f.aligned;
+      *arg++ = &f.offset;
+      for (int d = 0; d < kernel_rank; ++d)
+        *arg++ = &f.sizes[d];
+      for (int d = 0; d < kernel_rank; ++d)
+        *arg++ = &f.strides[d];
+    }
+    for (const void *s : scalars)
+      *arg++ = const_cast<void *>(s);
+    fn(args.data());
+  });
+}
+
 } // namespace
 
 void launch_elementwise(const fused_kernel &k,
@@ -242,14 +282,17 @@ void launch_elementwise(const fused_kernel &k,
              reinterpret_cast<std::uintptr_t>(operands[j]->data()) % align == 0;
   }
   // `_rows` (kernels that have it): rank 2, every operand's inner dimension
-  // contiguous, whole vectors per row, vector-aligned row starts.
+  // contiguous, whole vectors per row, vector-aligned row starts -- except
+  // that an input may be a column broadcast (inner stride 0: one element a
+  // row, read as a scalar): `m * col`, an outer product.
   bool rows = !contig && r == 2 && k.host_rows && sizes[1] % width == 0;
   for (int j = 0; rows && j < num_operands; ++j) {
     const std::uintptr_t item = itemsize(operands[j]->dtype());
     const std::uintptr_t align = width * item;
-    rows = strides[j * pitch + 1] == 1 &&
-           reinterpret_cast<std::uintptr_t>(operands[j]->data()) % align == 0 &&
-           (static_cast<std::uintptr_t>(strides[j * pitch]) * item) % align == 0;
+    const bool column = j < static_cast<int>(inputs.size()) && strides[j * pitch + 1] == 0;
+    rows = column || (strides[j * pitch + 1] == 1 &&
+                      reinterpret_cast<std::uintptr_t>(operands[j]->data()) % align == 0 &&
+                      (static_cast<std::uintptr_t>(strides[j * pitch]) * item) % align == 0);
   }
   const int kernel_rank = contig ? 1 : std::min(r, max_kernel_rank);
   const int outer = r - kernel_rank; // leading dimensions looped on the host
@@ -287,8 +330,18 @@ void launch_elementwise(const fused_kernel &k,
   for (const void *s : scalars)
     *arg++ = const_cast<void *>(s);
 
+  small_buffer<std::int64_t, inline_operands> item(num_operands);
+  for (int j = 0; j < num_operands; ++j)
+    item[j] = static_cast<std::int64_t>(itemsize(operands[j]->dtype()));
+  // One block: the GPU launch, or the host variant on the host's threads.
+  auto block = [&] {
+    if (run.host && inner_numel >= 2 * host_parallel_grain)
+      run_host_split(run.host, fields.data(), item.data(), num_operands, kernel_rank, scalars);
+    else
+      run(args.data(), inner_numel);
+  };
   if (outer == 0) {
-    run(args.data(), inner_numel);
+    block();
     return;
   }
 
@@ -296,13 +349,10 @@ void launch_elementwise(const fused_kernel &k,
   // leading `outer` dimensions, each with its block's base addresses.
   std::int64_t index[max_rank] = {};
   small_buffer<char *, inline_operands> base(num_operands);
-  small_buffer<std::int64_t, inline_operands> item(num_operands);
-  for (int j = 0; j < num_operands; ++j) {
+  for (int j = 0; j < num_operands; ++j)
     base[j] = static_cast<char *>(operands[j]->data());
-    item[j] = static_cast<std::int64_t>(itemsize(operands[j]->dtype()));
-  }
   for (;;) {
-    run(args.data(), inner_numel);
+    block();
     int d = outer - 1;
     for (; d >= 0; --d) {
       if (++index[d] < sizes[d])

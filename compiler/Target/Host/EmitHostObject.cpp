@@ -5,6 +5,8 @@
 // packing) and the raw kernels' `(void **args, raw_thread_ctx *ctx)` ones,
 // makes everything else internal, optimizes for a baseline CPU of
 // the host's architecture (no -march=native) and emits an object file.
+// float32 transcendental functions become MLIR's polynomial approximations
+// (arithmetic LLVM vectorizes) instead of scalar libm calls.
 //
 //===----------------------------------------------------------------------===//
 #include "Target/Host/EmitHostObject.h"
@@ -13,9 +15,13 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -96,7 +102,57 @@ void addRawWrapper(OpBuilder &b, LLVM::LLVMFuncOp callee, const RawHostForm &for
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 }
 
-/// A target machine for a baseline CPU of the host architecture.
+/// The float32 functions the host computes with MLIR's polynomial
+/// approximations (mlir/lib/Dialect/Math/Transforms/PolynomialApproximation):
+/// branch-free arithmetic that vectorizes, within a few ulps of the correctly
+/// rounded result over their whole range (test/e2e/math_accuracy.cpp
+/// measures each one against float64 and docs/operations.md states the
+/// bounds). Others (sin, cos, tan, pow, float64 everything) stay libm calls.
+/// (MLIR's sin and cos reduce their argument in float32: thousands of ulps
+/// near multiples of pi/2, so they stay libm's.)
+constexpr llvm::StringLiteral kApproximated[] = {"exp", "log", "log2", "tanh"};
+
+/// Rewrites the selected float32 math operations of `module` into their
+/// polynomial approximations.
+LogicalResult approximateMath(ModuleOp module) {
+  auto selected = [](llvm::StringRef name) {
+    name.consume_front("math.");
+    return llvm::is_contained(kApproximated, name);
+  };
+  SmallVector<Operation *> ops;
+  llvm::SmallPtrSet<Operation *, 8> userFma; // the program's own fused multiply-adds stay
+  module.walk([&](Operation *op) {
+    if (isa<math::FmaOp>(op))
+      userFma.insert(op);
+    else if (isa<math::MathDialect>(op->getDialect()) && selected(op->getName().getStringRef()))
+      ops.push_back(op);
+  });
+  if (ops.empty())
+    return success();
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  config.enableFolding(false);
+  RewritePatternSet patterns(module.getContext());
+  populateMathPolynomialApproximationPatterns(patterns, selected);
+  // (Not converging within the driver's limits leaves valid IR: some
+  // operations stay libm calls.)
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+  // The approximations evaluate their polynomials with math.fma, which the
+  // baseline CPU lacks (a libm call per lane): a multiply and an add instead.
+  SmallVector<Operation *> fmas;
+  module.walk([&](math::FmaOp op) {
+    if (!userFma.contains(op))
+      fmas.push_back(op);
+  });
+  RewritePatternSet expand(module.getContext());
+  math::populateExpansionPatterns(expand, {"fma"});
+  (void)applyOpPatternsGreedily(fmas, std::move(expand), config);
+  return success();
+}
+
+/// A target machine for a baseline CPU of the host architecture: x86-64-v2
+/// on x86 (SSE4.2 and POPCNT, every x86-64 CPU since 2009: SSE4.1's rounding
+/// instructions keep the approximations' floor/round in vector registers).
 FailureOr<std::unique_ptr<llvm::TargetMachine>>
 hostTargetMachine(Location loc, int optLevel) {
   static std::once_flag once;
@@ -112,7 +168,7 @@ hostTargetMachine(Location loc, int optLevel) {
     return emitError(loc) << "kiln: no LLVM target for " << triple.str() << ": "
                           << error;
   llvm::StringRef cpu =
-      triple.getArch() == llvm::Triple::x86_64 ? "x86-64" : "generic";
+      triple.getArch() == llvm::Triple::x86_64 ? "x86-64-v2" : "generic";
   llvm::TargetOptions targetOptions;
   auto level = optLevel <= 0   ? llvm::CodeGenOptLevel::None
                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
@@ -187,6 +243,8 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
     return emitError(loc)
            << "kiln: no host variants to compile (run kiln-generate-variants)";
 
+  if (failed(approximateMath(*hostOnly)))
+    return emitError(loc) << "kiln: approximating the host's math functions failed";
   PassManager pm(ctx);
   const char *pipeline =
       "func.func(convert-complex-to-standard),convert-vector-to-scf,"
