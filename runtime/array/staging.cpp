@@ -217,12 +217,16 @@ struct d2h_adapter {
 
 /// True when `host` is memory the driver does not know (plain pageable
 /// memory): pinned, registered or managed memory keeps the driver's path,
-/// which reads it directly.
+/// which reads it directly. cuPointerGetAttributes (plural) answers a memory
+/// type of 0 for a pointer it does not know, where the singular form fails
+/// with CUDA_ERROR_INVALID_VALUE -- an API error compute-sanitizer reports
+/// on every transfer.
 bool is_pageable(const cuda::driver_api &api, const void *host) {
-  unsigned int type = 0;
-  return api.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                   reinterpret_cast<CUdeviceptr>(host)) ==
-         CUDA_ERROR_INVALID_VALUE;
+  unsigned int type = 0, managed = 0;
+  CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED};
+  void *data[] = {&type, &managed};
+  return api.cuPointerGetAttributes(2, attributes, data, reinterpret_cast<CUdeviceptr>(host)) == CUDA_SUCCESS &&
+         type == 0 && managed == 0;
 }
 
 } // namespace

@@ -120,7 +120,7 @@ config set_config_for_testing(const config &c) noexcept;
 /// it, complete (the stream synchronized) when it returns. Returns false,
 /// having queued nothing, when the copy is not staged: no driver, a plan
 /// that is not staged, host memory the driver knows (pinned, registered,
-/// managed: cuPointerGetAttribute succeeds), or no pinned buffers or events;
+/// managed: cuPointerGetAttributes knows it), or no pinned buffers or events;
 /// the caller then uses cuMemcpyHtoDAsync. Driver errors once the copy has
 /// started are cuda_errors.
 bool to_device(void *device_dst, const void *host, std::size_t nbytes,
