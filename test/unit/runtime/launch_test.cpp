@@ -12,10 +12,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -37,10 +39,17 @@ using i64 = std::int64_t;
 //===----------------------------------------------------------------------===//
 
 /// What the hand-written kernels saw: the variant of each call (0 = contig,
-/// R = strided<R>) and how many ABI preconditions they found broken.
+/// R = strided<R>) and how many ABI preconditions they found broken. The
+/// runtime may call a host variant from several threads at once (a big call
+/// is split across its thread pool): recording is thread-safe.
 struct call_log {
+  std::mutex mutex;
   std::vector<int> variants;
-  int violations = 0;
+  std::atomic<int> violations = 0;
+  void record(int variant) {
+    std::lock_guard<std::mutex> lock(mutex);
+    variants.push_back(variant);
+  }
   void clear() {
     variants.clear();
     violations = 0;
@@ -111,12 +120,12 @@ template <int R, class F> void for_each_index(const i64 *sizes, F f) {
 
 // fake_saxpy: out = a * x + y on float32, vector width 4.
 constexpr int saxpy_width = 4;
-template <int R, bool Contig> void saxpy(void **args) {
+template <int R, bool Contig> void saxpy(void **args, int variant = Contig ? 0 : R) {
   auto x = take<float, R>(args);
   auto y = take<float, R>(args);
   auto out = take<float, R>(args);
   const float a = take_scalar<float>(args);
-  calls.variants.push_back(Contig ? 0 : R);
+  calls.record(variant);
   expect_sizes(x, out);
   expect_sizes(y, out);
   if constexpr (Contig) {
@@ -150,8 +159,7 @@ extern "C" void fake_saxpy_rows_host(void **args) {
   expect_rows(x, saxpy_width);
   expect_rows(y, saxpy_width);
   expect_rows(out, saxpy_width);
-  saxpy<2, false>(first);
-  calls.variants.back() = kiln::detail::max_kernel_rank + 1;
+  saxpy<2, false>(first, kiln::detail::max_kernel_rank + 1);
 }
 
 const dtype saxpy_dtypes[] = {dtype::float32, dtype::float32, dtype::float32};
@@ -193,7 +201,7 @@ template <int R, bool Contig> void mix(void **args) {
   auto z = take<std::int32_t, R>(args);
   auto o1 = take<double, R>(args);
   auto o2 = take<bool, R>(args);
-  calls.variants.push_back(Contig ? 0 : R);
+  calls.record(Contig ? 0 : R);
   expect_sizes(x, o1);
   expect_sizes(y, o1);
   expect_sizes(z, o1);
@@ -230,7 +238,7 @@ const fused_kernel mix_kernel = {
 template <int R, bool Contig> void fill(void **args) {
   auto out = take<double, R>(args);
   const double v = take_scalar<double>(args);
-  calls.variants.push_back(Contig ? 0 : R);
+  calls.record(Contig ? 0 : R);
   for_each_index<R>(out.sizes, [&](const i64 *i) { out.at(i) = v; });
 }
 const dtype fill_dtypes[] = {dtype::float64};
