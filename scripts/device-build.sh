@@ -23,7 +23,7 @@ nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
 strip .carry/bin/* 2>/dev/null || true
 # The benchmarks device-check.sh runs (with benchmarks/*.py, which travel with the tree).
 for b in bench_elementwise bench_reductions bench_host_reductions bench_runtime bench_launch_overhead bench_raw_kernels bench_raw_nvcc bench_writes \
-  bench_raw_module; do
+  bench_raw_module bench_graphs; do
   [ -x ".carry/bin/$b" ] || { echo "device-build: $b was not built" >&2; exit 1; }
 done
 # A differential batch against NumPy, built by this kilnc with its answers

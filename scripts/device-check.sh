@@ -5,7 +5,7 @@
 # on the examples and GPU tests (racecheck, synccheck and initcheck on the
 # examples and the reduction and elementwise suites), the difftest batch, then the benchmarks side by side with CuPy and
 # PyTorch, and the host backend's reductions beside NumPy. Ends with a short
-# table. Usage: scripts/device-check.sh [--no-bench | --bench-only | --raw | --writes]
+# table. Usage: scripts/device-check.sh [--no-bench | --bench-only | --raw | --writes | --graphs [--no-bench]]
 # (PEERS_NO_COMPILE=1 skips torch.compile in peers_reductions.py.)
 set -u
 cd "$(dirname "$0")/.."
@@ -86,6 +86,11 @@ raw_module_bench() {
   bench raw_module_cupy env PYTHONUNBUFFERED=1 python3 benchmarks/raw_module_cupy.py
 }
 
+graphs_bench() { # CUDA graphs: 100 small fused calls one by one vs one kiln::capture'd graph (goal >= 3x)
+  [ -x "$bin/bench_graphs" ] || return 0
+  bench graphs "$bin/bench_graphs"
+}
+
 # --raw: only the raw kernels and raw CUDA modules (their unit tests, the
 # end-to-end program with the sanitizers, benchmarks), for a short device call.
 if [ "${1:-}" = "--raw" ]; then
@@ -125,6 +130,23 @@ if [ "${1:-}" = "--writes" ]; then
   done
   [ "${2:-}" = "--no-bench" ] || writes_bench
   [ -n "${OUT:-}" ] && cp "$out"/*.log "$out"/writes*.jsonl "$out"/writes_report.md "$OUT"/ 2>/dev/null
+  printf '%s\n' "${status[@]}"
+  exit $fail
+fi
+
+# --graphs: only CUDA graphs (kiln::capture): the unit test, the same under
+# compute-sanitizer memcheck, and the benchmark, for a short device call.
+if [ "${1:-}" = "--graphs" ]; then
+  t="$bin"/unit_runtime_graph_test
+  if [ -x "$t" ]; then
+    run unit_runtime_graph_test "$t"
+    run memcheck.unit_runtime_graph_test compute-sanitizer --tool memcheck --error-exitcode 9 "$t" \
+      --gtest_brief=1 --gtest_filter='*Gpu*'
+  else
+    status+=("FAIL  unit_runtime_graph_test (not built)"); fail=1
+  fi
+  [ "${2:-}" = "--no-bench" ] || graphs_bench
+  [ -n "${OUT:-}" ] && cp "$out"/*.log "$out"/graphs.jsonl "$OUT"/ 2>/dev/null
   printf '%s\n' "${status[@]}"
   exit $fail
 fi
@@ -181,7 +203,7 @@ if [ "${1:-}" != "--no-bench" ]; then
   bench host_peers env PYTHONUNBUFFERED=1 python3 benchmarks/host_peers.py
   python3 benchmarks/report.py "$out"/*.jsonl | tee "$out/report.md"
 fi
-if [ "${1:-}" != "--no-bench" ]; then raw_bench; raw_module_bench; writes_bench; fi
+if [ "${1:-}" != "--no-bench" ]; then raw_bench; raw_module_bench; writes_bench; graphs_bench; fi
 
 if [ -n "${OUT:-}" ]; then
   cp "$out"/*.jsonl "$out"/report.md "$OUT"/ 2>/dev/null

@@ -15,6 +15,7 @@
 #include "runtime/cuda/driver_status.hpp"
 #include "runtime/device/peer.hpp"
 #include "runtime/kernels/kernels.hpp"
+#include "runtime/stream/capture.hpp"
 
 #include <cstring>
 
@@ -58,6 +59,8 @@ array_base gpu_to_gpu(const array_base &x, device dev, const stream &s,
     return out;
   }
   // No peer access: device -> pinned host -> device.
+  check_not_capturing(
+      "a copy between GPUs without peer access (staged through the host)");
   allocation staging = get_default_pinned_memory_pool().allocate(
       nbytes, stream::default_stream(device::host()));
   cuda::make_current(from);
@@ -90,6 +93,10 @@ void copy_to_host(const array_base &x, void *host, const stream &s,
     return;
   }
   check_stream(x.device(), s);
+  if (!async)
+    check_not_capturing("a copy from the GPU to the host (to_vector, "
+                        "copy_to_host, to_device(host), "
+                        "nonzero, an eager operation on GPU arrays, ...)");
   const cuda::driver_api &api = cuda::require_driver();
   cuda::make_current(x.device().index());
   array_base src = x;
@@ -126,6 +133,11 @@ void copy_from_host(const array_base &x, const void *host, const stream &s,
     return;
   }
   check_stream(x.device(), s);
+  if (!async)
+    check_not_capturing(
+        "a synchronous copy from the host to the GPU (copy_from_host, asarray, "
+        "to_device of a host array, ...; copy_from_host_async from pinned "
+        "memory is captured)");
   const cuda::driver_api &api = cuda::require_driver();
   cuda::make_current(x.device().index());
   const std::size_t nbytes = static_cast<std::size_t>(x.nbytes());
@@ -196,6 +208,7 @@ void item(const array_base &x, void *out) {
     std::memcpy(out, x.data(), n);
     return;
   }
+  check_not_capturing("item() (it reads the GPU's result on the host)");
   const cuda::driver_api &api = cuda::require_driver();
   cuda::make_current(x.device().index());
   stream s = stream::current(x.device());

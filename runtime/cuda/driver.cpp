@@ -252,6 +252,12 @@ void launched(const driver_api &api, int ordinal, const char *name,
     last_kernel[ordinal].store(name, std::memory_order_relaxed);
   if (!launch_blocking())
     return;
+  // Inside kiln::capture nothing runs yet (and the stream cannot be
+  // synchronized): the graph's launch is checked instead.
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (api.cuStreamIsCapturing(stream, &capture) == CUDA_SUCCESS &&
+      capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    return;
   CUresult r = api.cuStreamSynchronize(stream);
   if (r == CUDA_SUCCESS)
     return;

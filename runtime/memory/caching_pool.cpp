@@ -11,6 +11,7 @@
 #include "kiln/error.hpp"
 
 #include "runtime/cuda/driver.hpp"
+#include "runtime/stream/capture.hpp"
 
 #include <limits>
 #include <new>
@@ -24,6 +25,25 @@ struct block_deleter {
   caching_pool::stream_key key;
   void operator()(void *p) const noexcept { pool->release(p, size, key); }
 };
+
+/// The deleter of a block handed out during a graph capture: the block goes
+/// to the capture's sink while the graph (or the capture) lives.
+struct captured_block_deleter {
+  caching_pool *pool;
+  std::size_t size;
+  caching_pool::stream_key key;
+  std::shared_ptr<capture_sink> sink;
+  void operator()(void *p) const noexcept {
+    if (!sink->hold(pool, p, size, key))
+      pool->release(p, size, key);
+  }
+};
+
+/// The sink of the calling thread's capture when it captures on `pool`.
+capture_sink *capturing_on(const caching_pool *pool) noexcept {
+  const active_capture *c = thread_capture();
+  return c && c->pool == pool ? c->sink.get() : nullptr;
+}
 
 /// A block bigger than this many times the request is not handed out for it:
 /// it stays cached for requests of its own size.
@@ -101,6 +121,8 @@ allocation caching_pool::allocate(std::size_t nbytes, const stream &s) {
     p = allocate_new(rounded, nbytes);
   }
   // Should the control block fail to allocate, shared_ptr calls the deleter.
+  if (capturing_on(this)) // kiln::capture: the block belongs to the graph
+    return allocation(p, captured_block_deleter{this, size, key, thread_capture()->sink});
   return allocation(p, block_deleter{this, size, key});
 }
 
@@ -130,13 +152,18 @@ void *caching_pool::allocate_new(std::size_t rounded, std::size_t nbytes) {
       }
       total_ -= rounded;
     }
-    if (attempt == 1)
+    // Inside kiln::capture the cache cannot be freed (that synchronizes).
+    if (attempt == 1 || capturing_on(this))
       throw_oom(nbytes);
     free_all_blocks(); // synchronizes, then returns the cache to the driver
   }
 }
 
 void caching_pool::release(void *p, std::size_t size, stream_key key) noexcept {
+  // A block freed by a thread that captures a graph on this pool may be used
+  // by the captured work: it is kept until the graph is destroyed.
+  if (capture_sink *sink = capturing_on(this); sink && sink->hold(this, p, size, key))
+    return;
   std::lock_guard<std::mutex> lock(mutex_);
   used_ -= size;
   try {
@@ -164,6 +191,11 @@ std::size_t caching_pool::total_bytes() const {
   return total_;
 }
 
+std::size_t caching_pool::cached_bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return total_ - used_;
+}
+
 std::size_t caching_pool::backend_allocations() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return backend_allocations_;
@@ -180,6 +212,8 @@ std::size_t caching_pool::get_limit() const {
 }
 
 void caching_pool::free_all_blocks() {
+  // Before touching the cache: it synchronizes, which a capture forbids.
+  check_not_capturing("memory_pool::free_all_blocks (it synchronizes the device)");
   std::vector<std::pair<void *, std::size_t>> blocks;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -211,6 +245,37 @@ void caching_pool::throw_oom(std::size_t nbytes) {
       name() + " (pool: used " + std::to_string(used) + ", total " +
       std::to_string(total) + ", limit " +
       (limit ? std::to_string(limit) : std::string("none")) + ")");
+}
+
+bool capture_sink::hold(caching_pool *pool, void *p, std::size_t size,
+                        caching_pool::stream_key key) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (closed_)
+    return false;
+  try {
+    blocks_.push_back(held{pool, p, size, key});
+  } catch (...) {
+    return false; // no memory to remember it: the pool takes it back
+  }
+  bytes_ += size;
+  return true;
+}
+
+void capture_sink::close() noexcept {
+  std::vector<held> blocks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    blocks.swap(blocks_);
+    bytes_ = 0;
+  }
+  for (const held &b : blocks)
+    b.pool->release(b.p, b.size, b.key);
+}
+
+std::size_t capture_sink::held_bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return bytes_;
 }
 
 void *caching_pool::backend_allocate(std::size_t size) {

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -57,6 +58,9 @@ public:
   /// Number of driver (or operator new) allocations so far: for tests.
   std::size_t backend_allocations() const;
 
+  /// Cached (free) bytes: for tests.
+  std::size_t cached_bytes() const;
+
 private:
   struct free_list {
     stream_key key;
@@ -80,6 +84,44 @@ private:
   std::size_t total_ = 0;
   std::size_t limit_ = 0;
   std::size_t backend_allocations_ = 0;
+};
+
+/// The blocks a CUDA graph may read or write when it is launched
+/// (docs/runtime-graphs.md). While a thread captures on a GPU
+/// (runtime/stream/capture.hpp), that GPU's pool tags each block it hands
+/// out with the capture's sink, and a block that the capturing thread frees
+/// goes to the sink instead of the free lists; a tagged block freed later
+/// (after the capture, while the graph lives) goes there too. The sink keeps
+/// the blocks (still counted in used_bytes()) until close(): the graph's
+/// destructor, or the end of a failed capture. So no later allocation can be
+/// given memory that a replay of the graph writes or reads.
+class capture_sink {
+public:
+  capture_sink() = default;
+  capture_sink(const capture_sink &) = delete;
+  capture_sink &operator=(const capture_sink &) = delete;
+  ~capture_sink() { close(); }
+
+  /// Keeps the block (true), or returns false when closed: the caller then
+  /// gives it back to its pool.
+  bool hold(caching_pool *pool, void *p, std::size_t size,
+            caching_pool::stream_key key) noexcept;
+  /// Gives every block held back to its pool; later blocks are not held.
+  void close() noexcept;
+  /// Bytes held now.
+  std::size_t held_bytes() const;
+
+private:
+  struct held {
+    caching_pool *pool;
+    void *p;
+    std::size_t size;
+    caching_pool::stream_key key;
+  };
+  mutable std::mutex mutex_;
+  std::vector<held> blocks_;
+  std::size_t bytes_ = 0;
+  bool closed_ = false;
 };
 
 /// The pinned pool as a caching_pool (for tests and the transfer helpers).

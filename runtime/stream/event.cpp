@@ -10,6 +10,7 @@
 
 #include "runtime/cuda/driver.hpp"
 #include "runtime/cuda/driver_status.hpp"
+#include "runtime/stream/capture.hpp"
 #include "runtime/stream/stream_impl.hpp"
 
 namespace kiln {
@@ -52,6 +53,7 @@ void event::record(const stream &s) {
 void event::synchronize() const {
   if (device_.is_host() || !impl_->recorded)
     return; // an event never recorded is complete, as in CUDA
+  detail::check_not_capturing("event::synchronize");
   const auto &api = detail::cuda::require_driver();
   detail::cuda::make_current(device_.index());
   KILN_CU(api, cuEventSynchronize, impl_->handle);
@@ -98,6 +100,7 @@ float elapsed_ms(const event &start, const event &end) {
   if (start.get_device().is_host())
     return std::chrono::duration<float, std::milli>(b->host_time - a->host_time)
         .count();
+  detail::check_not_capturing("elapsed_ms (it waits for the end event)");
   const auto &api = detail::cuda::require_driver();
   detail::cuda::make_current(start.get_device().index());
   KILN_CU(api, cuEventSynchronize, b->handle); // NOT_READY otherwise

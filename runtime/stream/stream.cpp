@@ -11,6 +11,7 @@
 
 #include "runtime/cuda/driver.hpp"
 #include "runtime/cuda/driver_status.hpp"
+#include "runtime/stream/capture.hpp"
 #include "runtime/stream/stream_impl.hpp"
 
 #include <optional>
@@ -79,6 +80,7 @@ void *stream::native_handle() const noexcept {
 void stream::synchronize() const {
   if (device_.is_host())
     return;
+  detail::check_not_capturing("stream::synchronize");
   const auto &api = detail::cuda::require_driver();
   detail::cuda::make_current(device_.index());
   KILN_CU(api, cuStreamSynchronize, static_cast<CUstream>(native_handle()));
@@ -109,12 +111,14 @@ void synchronize(device dev) {
     return;
   }
   check_device(dev);
+  detail::check_not_capturing("kiln::synchronize");
   const auto &api = detail::cuda::require_driver();
   detail::cuda::make_current(dev.index());
   KILN_CU(api, cuCtxSynchronize);
 }
 
 void synchronize() {
+  detail::check_not_capturing("kiln::synchronize");
   // All GPUs this process has used (whose primary context is retained): the
   // current device among them, and no work can be queued on the others.
   int n = cuda_device_count();
