@@ -22,7 +22,7 @@ nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
 "$nvcc" -O3 -arch=sm_90 -o .carry/bin/bench_raw_nvcc benchmarks/raw_kernels_nvcc.cu
 strip .carry/bin/* 2>/dev/null || true
 # The benchmarks device-check.sh runs (with benchmarks/*.py, which travel with the tree).
-for b in bench_elementwise bench_reductions bench_host_reductions bench_runtime bench_launch_overhead bench_raw_kernels bench_raw_nvcc bench_writes \
+for b in bench_elementwise bench_reductions bench_host_reductions bench_host_elementwise bench_runtime bench_launch_overhead bench_raw_kernels bench_raw_nvcc bench_writes \
   bench_raw_module bench_graphs; do
   [ -x ".carry/bin/$b" ] || { echo "device-build: $b was not built" >&2; exit 1; }
 done

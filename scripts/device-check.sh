@@ -5,7 +5,7 @@
 # on the examples and GPU tests (racecheck, synccheck and initcheck on the
 # examples and the reduction and elementwise suites), the difftest batch, then the benchmarks side by side with CuPy and
 # PyTorch, and the host backend's reductions beside NumPy. Ends with a short
-# table. Usage: scripts/device-check.sh [--no-bench | --bench-only | --raw | --writes | --graphs [--no-bench]]
+# table. Usage: scripts/device-check.sh [--no-bench | --bench-only | --raw | --writes | --layouts [--no-bench] | --graphs [--no-bench]]
 # (PEERS_NO_COMPILE=1 skips torch.compile in peers_reductions.py.)
 set -u
 cd "$(dirname "$0")/.."
@@ -109,6 +109,37 @@ if [ "${1:-}" = "--raw" ]; then
   exit $fail
 fi
 
+# --layouts: issue 11 (every layout, both backends): the layout and math
+# accuracy programs on the GPU (under memcheck and racecheck) and on the host
+# (thread counts 1 and all), the GPU elementwise benchmarks beside CuPy and
+# PyTorch, and the host backend beside NumPy on this machine's cores.
+if [ "${1:-}" = "--layouts" ]; then
+  for e in "$bin"/e2e_layouts "$bin"/e2e_math_accuracy "$bin"/e2e_broadcast_views; do
+    [ -x "$e" ] || continue
+    run "$(basename "$e")" "$e"
+    run "host.$(basename "$e")" env KILN_DEVICE=host "$e"
+    run "host1.$(basename "$e")" env KILN_DEVICE=host KILN_NUM_THREADS=1 "$e"
+    for tool in memcheck racecheck; do
+      run "$tool.$(basename "$e")" timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$e"
+    done
+  done
+  if [ -x "$bin/e2e_layouts" ]; then
+    h1=$(KILN_DEVICE=host KILN_NUM_THREADS=1 "$bin/e2e_layouts" --hash); hn=$(KILN_DEVICE=host "$bin/e2e_layouts" --hash)
+    if [ "$h1" = "$hn" ]; then status+=("PASS  host same bits, 1 and $(nproc) threads"); else status+=("FAIL  host same bits ($h1 vs $hn)"); fail=1; fi
+  fi
+  if [ "${2:-}" != "--no-bench" ]; then
+    bench layouts_kiln "$bin/bench_elementwise"
+    bench layouts_peers env PYTHONUNBUFFERED=1 python3 benchmarks/peers.py
+    bench layouts_host_kiln env KILN_DEVICE=host "$bin/bench_host_elementwise"
+    bench layouts_host2_kiln env KILN_DEVICE=host KILN_NUM_THREADS=2 "$bin/bench_host_elementwise"
+    bench layouts_host_peers env PYTHONUNBUFFERED=1 python3 benchmarks/host_peers.py
+    python3 benchmarks/report.py "$out"/layouts_*.jsonl | tee "$out/layouts_report.md"
+  fi
+  [ -n "${OUT:-}" ] && cp "$out"/layouts*.jsonl "$out"/layouts_report.md "$OUT"/ 2>/dev/null
+  printf '%s\n' "${status[@]}"
+  exit $fail
+fi
+
 # --writes: only the writes into arrays (issue 10: updates, masks, indexing,
 # joining): their unit tests, end-to-end programs and example under the
 # sanitizers, and their benchmarks, for a short device call.
@@ -200,6 +231,7 @@ if [ "${1:-}" != "--no-bench" ]; then
   [ -x "$bin/bench_reductions" ] && bench kiln_reductions "$bin/bench_reductions"
   bench peers_reductions env PYTHONUNBUFFERED=1 python3 benchmarks/peers_reductions.py
   [ -x "$bin/bench_host_reductions" ] && bench host_kiln env KILN_DEVICE=host "$bin/bench_host_reductions"
+  [ -x "$bin/bench_host_elementwise" ] && bench host_kiln_elementwise env KILN_DEVICE=host "$bin/bench_host_elementwise"
   bench host_peers env PYTHONUNBUFFERED=1 python3 benchmarks/host_peers.py
   python3 benchmarks/report.py "$out"/*.jsonl | tee "$out/report.md"
 fi

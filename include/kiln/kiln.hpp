@@ -15,6 +15,7 @@
 #include "kiln/dtype.hpp"
 #include "kiln/elementwise.hpp"
 #include "kiln/error.hpp"
+#include "kiln/graph.hpp"
 #include "kiln/indexing.hpp"
 #include "kiln/kernel.hpp"
 #include "kiln/linalg.hpp"
