@@ -58,11 +58,18 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK: arith.remui
 // CHECK: gpu.func @axpy_strided4(%{{.*}}: memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
 
-// Rows: rank 2 with a unit inner stride; vector accesses along each row, one
-// division per vector.
-// CHECK: gpu.func @axpy_rows(%{{.*}}: memref<?x?xf32, strided<[?, 1], offset: ?>>
+// Rows: rank 2; outputs have a unit inner stride, inputs an inner stride of
+// 1 or 0 (a column broadcast: one scalar load splat across the vector, else
+// a vector load through a unit-stride view); one division per vector.
+// CHECK: gpu.func @axpy_rows(%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>, %{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>, %{{.*}}: memref<?x?xf32, strided<[?, 1], offset: ?>>, %{{.*}}: f32)
+// CHECK: memref.extract_strided_metadata
+// CHECK: memref.reinterpret_cast {{.*}} to memref<?x?xf32, strided<[?, 1], offset: ?>>
 // CHECK: scf.for %[[Q:.*]] = {{.*}} : i32 {
 // CHECK: arith.divui %[[Q]]
+// CHECK: scf.if {{.*}} -> (vector<4xf32>)
+// CHECK: memref.load
+// CHECK: vector.broadcast
+// CHECK: } else {
 // CHECK: vector.load {{.*}} : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<4xf32>
 // CHECK: vector.store
 
@@ -72,9 +79,16 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK-NOT: vector.load
 // CHECK: return
 // CHECK: func.func @axpy_strided1({{.*}} attributes {kiln.host_variant = "strided1"}
+// Host rank >= 2: the last two dimensions walk 32 x 32 tiles, no division.
 // CHECK: func.func @axpy_strided2({{.*}} attributes {kiln.host_variant = "strided2"}
+// CHECK: %[[T:.*]] = arith.constant 32 : index
+// CHECK: scf.for {{.*}} step %[[T]]
+// CHECK: scf.for {{.*}} step %[[T]]
+// CHECK: arith.minui
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK: func.func @axpy_strided3({{.*}} attributes {kiln.host_variant = "strided3"}
+// CHECK-NOT: arith.divui
+// CHECK: func.func @axpy_strided3
+// CHECK-SAME: attributes {kiln.host_variant = "strided3"}
 // CHECK: func.func @axpy_strided4({{.*}} attributes {kiln.host_variant = "strided4"}
 // CHECK: func.func @axpy_rows({{.*}}strided<[?, 1], offset: ?>>{{.*}} attributes {kiln.host_variant = "rows"}
