@@ -5,8 +5,12 @@
 #include <kiln/kiln.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace bench {
@@ -35,6 +39,37 @@ inline void emit(const char *suite, const char *name, double ms, double bytes, c
   std::printf("{\"suite\": \"%s\", \"name\": \"%s\", \"ms\": %.6f, \"bytes\": %.0f, \"gbps\": %.2f%s}\n", suite, name,
               ms, bytes, gbs, extra);
   std::fflush(stdout);
+}
+
+/// The host backend's benchmarks (host_*.cpp, beside NumPy in
+/// host_peers.py): median milliseconds of `f` over `reps` runs after
+/// `warmup` runs with a host timer.
+template <class F> double median_host_ms(F &&f, int reps = 15, int warmup = 2) {
+  for (int i = 0; i < warmup; ++i)
+    f();
+  kiln::synchronize();
+  std::vector<double> ts;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    kiln::synchronize();
+    const auto t1 = std::chrono::steady_clock::now();
+    ts.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::nth_element(ts.begin(), ts.begin() + ts.size() / 2, ts.end());
+  return ts[ts.size() / 2];
+}
+
+/// One host result (suite "host") with its workload name, for report.py to
+/// pair with NumPy's, and the machine: its CPUs and KILN_NUM_THREADS.
+inline void emit_host(const std::string &workload, double ms, double bytes, const std::string &more = "") {
+  static const std::string machine = [] {
+    const char *env = std::getenv("KILN_NUM_THREADS");
+    return ", \"cpus\": " + std::to_string(std::thread::hardware_concurrency()) + ", \"kiln_num_threads\": \"" +
+           (env ? env : "") + "\"";
+  }();
+  const std::string extra = ", \"workload\": \"" + workload + "\", \"impl\": \"kiln\"" + machine + more;
+  emit("host", ("kiln host " + workload).c_str(), ms, bytes, extra.c_str());
 }
 
 } // namespace bench

@@ -32,26 +32,6 @@ KILN_FUSE f32 times_column(const f32 &m, const f32 &col) { return m * col + 1.0f
 namespace {
 
 int failures = 0;
-std::string machine;
-
-template <class F> double median_host_ms(F &&f, int reps = 15, int warmup = 2) {
-  for (int i = 0; i < warmup; ++i)
-    f();
-  std::vector<double> ts;
-  for (int i = 0; i < reps; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    const auto t1 = std::chrono::steady_clock::now();
-    ts.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  std::nth_element(ts.begin(), ts.begin() + ts.size() / 2, ts.end());
-  return ts[ts.size() / 2];
-}
-
-void emit(const std::string &workload, double ms, double bytes) {
-  const std::string extra = ", \"workload\": \"" + workload + "\", \"impl\": \"kiln\"" + machine;
-  bench::emit("host", ("kiln host " + workload).c_str(), ms, bytes, extra.c_str());
-}
 
 /// Worst relative error of `got` against ref(i) (relative to max(1, |ref|)).
 template <class R> void check(const std::string &workload, const f32 &got, R ref, double tol) {
@@ -71,9 +51,6 @@ template <class R> void check(const std::string &workload, const f32 &got, R ref
 
 int main() {
   kiln::device_scope on_host{kiln::device::host()};
-  const char *env = std::getenv("KILN_NUM_THREADS");
-  machine = ", \"cpus\": " + std::to_string(std::thread::hardware_concurrency()) + ", \"kiln_num_threads\": \"" +
-            (env ? env : "") + "\"";
   auto rng = kiln::random::default_rng(3);
   const i64 n = i64(1) << 24;
   const double B = double(n) * 4;
@@ -82,16 +59,16 @@ int main() {
     std::vector<float> hx = x.to_vector(), hy = y.to_vector();
     f32 out = copy_of(x);
     check("copy 2^24", out, [&](std::size_t i) { return double(hx[i]); }, 0);
-    emit("copy 2^24", median_host_ms([&] { out = copy_of(x); }), 2 * B);
+    bench::emit_host("copy 2^24", bench::median_host_ms([&] { out = copy_of(x); }), 2 * B);
     out = saxpy(2.5f, x, y);
     check("a*x+y 2^24", out, [&](std::size_t i) { return 2.5 * hx[i] + hy[i]; }, 1e-6);
-    emit("a*x+y 2^24", median_host_ms([&] { out = saxpy(2.5f, x, y); }), 3 * B);
+    bench::emit_host("a*x+y 2^24", bench::median_host_ms([&] { out = saxpy(2.5f, x, y); }), 3 * B);
     out = transcendental8(x, y);
     check("transcendental chain of 8 ops 2^24", out, [&](std::size_t i) {
       const double a = hx[i], b = hy[i];
       return std::tanh(std::exp(a) * std::sin(b) + std::log(b) * std::cos(a));
     }, 1e-5);
-    emit("transcendental chain of 8 ops 2^24", median_host_ms([&] { out = transcendental8(x, y); }), 3 * B);
+    bench::emit_host("transcendental chain of 8 ops 2^24", bench::median_host_ms([&] { out = transcendental8(x, y); }), 3 * B);
   }
   {
     const i64 m = 4096;
@@ -99,10 +76,10 @@ int main() {
     std::vector<float> hx = x.to_vector(), hcol = col.to_vector();
     f32 out = scale_shift(x.T());
     check("m.T()*2+1 4k x 4k", out, [&](std::size_t i) { return 2.0 * hx[(i % m) * m + i / m] + 1; }, 1e-6);
-    emit("m.T()*2+1 4k x 4k", median_host_ms([&] { out = scale_shift(x.T()); }), 2.0 * m * m * 4);
+    bench::emit_host("m.T()*2+1 4k x 4k", bench::median_host_ms([&] { out = scale_shift(x.T()); }), 2.0 * m * m * 4);
     out = times_column(x, col);
     check("m*col+1 4k x 4k", out, [&](std::size_t i) { return double(hx[i]) * hcol[i / m] + 1; }, 1e-6);
-    emit("m*col+1 4k x 4k", median_host_ms([&] { out = times_column(x, col); }), 2.0 * m * m * 4 + m * 4.0);
+    bench::emit_host("m*col+1 4k x 4k", bench::median_host_ms([&] { out = times_column(x, col); }), 2.0 * m * m * 4 + m * 4.0);
   }
   return failures ? 1 : 0;
 }

@@ -43,29 +43,6 @@ KILN_FUSE f32 small_sum(const f32 &x) { return kiln::sum(x, -1); }
 namespace {
 
 int failures = 0;
-std::string machine; // ", \"cpus\": N, \"threads\": \"...\"" on every line
-
-/// Median milliseconds of `f` over `reps` runs after `warmup` runs.
-template <class F> double median_host_ms(F &&f, int reps = 15, int warmup = 2) {
-  for (int i = 0; i < warmup; ++i)
-    f();
-  kiln::synchronize();
-  std::vector<double> ts;
-  for (int i = 0; i < reps; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    kiln::synchronize();
-    const auto t1 = std::chrono::steady_clock::now();
-    ts.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  std::nth_element(ts.begin(), ts.begin() + ts.size() / 2, ts.end());
-  return ts[ts.size() / 2];
-}
-
-void emit(const std::string &workload, double ms, double bytes, const std::string &more = "") {
-  const std::string extra = ", \"workload\": \"" + workload + "\", \"impl\": \"kiln\"" + machine + more;
-  bench::emit("host", ("kiln host " + workload).c_str(), ms, bytes, extra.c_str());
-}
 
 void check(const std::string &workload, double worst) {
   if (!refs::verdict(workload.c_str(), worst))
@@ -83,9 +60,6 @@ constexpr float poison_nan = std::numeric_limits<float>::quiet_NaN();
 
 int main() {
   kiln::device_scope on_host{kiln::device::host()};
-  const char *env = std::getenv("KILN_NUM_THREADS");
-  machine = ", \"cpus\": " + std::to_string(std::thread::hardware_concurrency()) + ", \"kiln_num_threads\": \"" +
-            (env ? env : "") + "\"";
 
   auto rng = kiln::random::default_rng(1);
   const i64 R = 4096, C = 4096;
@@ -97,12 +71,12 @@ int main() {
     f32 out = sum_xy(x, y);
     check("sum(x*y,-1) 4k x 4k",
           refs::check_sum_xy(x.to_vector().data(), y.to_vector().data(), R, C, out.to_vector().data()));
-    emit("sum(x*y,-1) 4k x 4k", median_host_ms([&] { out = sum_xy(x, y); }), 2 * n * 4 + R * 4.0);
+    bench::emit_host("sum(x*y,-1) 4k x 4k", bench::median_host_ms([&] { out = sum_xy(x, y); }), 2 * n * 4 + R * 4.0);
 
     poison<float>({C}, poison_nan);
     out = mean_axis0(x);
     check("mean(axis=0) 4k x 4k", refs::check_mean0(x.to_vector().data(), R, C, out.to_vector().data()));
-    emit("mean(axis=0) 4k x 4k", median_host_ms([&] { out = mean_axis0(x); }), n * 4 + C * 4.0);
+    bench::emit_host("mean(axis=0) 4k x 4k", bench::median_host_ms([&] { out = mean_axis0(x); }), n * 4 + C * 4.0);
   }
   {
     const i64 m = i64(1) << 24;
@@ -110,7 +84,7 @@ int main() {
     poison<float>({}, poison_nan);
     f32 out = full_sum(x);
     check("sum() 2^24", refs::check_full_sum(x.to_vector().data(), m, out.item()));
-    emit("sum() 2^24", median_host_ms([&] { out = full_sum(x); }), m * 4.0);
+    bench::emit_host("sum() 2^24", bench::median_host_ms([&] { out = full_sum(x); }), m * 4.0);
   }
   {
     f32 x = rng.normal<float>({R, C}, 0.5f, 2.0f);
@@ -118,25 +92,25 @@ int main() {
     poison<i64>({R}, -1);
     kiln::array<i64> idx = argmax_rows(x);
     check("argmax rows 4k x 4k", refs::check_argmax_rows(hx.data(), R, C, idx.to_vector().data()));
-    emit("argmax rows 4k x 4k", median_host_ms([&] { idx = argmax_rows(x); }), n * 4 + R * 8.0);
+    bench::emit_host("argmax rows 4k x 4k", bench::median_host_ms([&] { idx = argmax_rows(x); }), n * 4 + R * 8.0);
 
     poison<float>({R}, poison_nan);
     f32 norm = l2_rows(x);
     check("L2 norm rows 4k x 4k", refs::check_l2_rows(hx.data(), R, C, norm.to_vector().data()));
-    emit("L2 norm rows 4k x 4k", median_host_ms([&] { norm = l2_rows(x); }), n * 4 + R * 4.0);
+    bench::emit_host("L2 norm rows 4k x 4k", bench::median_host_ms([&] { norm = l2_rows(x); }), n * 4 + R * 4.0);
 
     f32 v = rng.normal<float>({R, C}, 100.0f, 3.0f);
     poison<float>({R}, poison_nan);
     f32 out = var_rows(v);
     check("var rows 4k x 4k", refs::check_var_rows(v.to_vector().data(), R, C, out.to_vector().data()));
-    emit("var rows 4k x 4k", median_host_ms([&] { out = var_rows(v); }), n * 4 + R * 4.0);
+    bench::emit_host("var rows 4k x 4k", bench::median_host_ms([&] { out = var_rows(v); }), n * 4 + R * 4.0);
   }
   {
     f32 x = rng.normal<float>({R, C}, 0.0f, 3.0f);
     poison<float>({R, C}, poison_nan);
     f32 out = softmax_rows(x);
     check("softmax rows 4k x 4k", refs::check_softmax_rows(x.to_vector().data(), R, C, out.to_vector().data()));
-    emit("softmax rows 4k x 4k", median_host_ms([&] { out = softmax_rows(x); }), 2 * n * 4);
+    bench::emit_host("softmax rows 4k x 4k", bench::median_host_ms([&] { out = softmax_rows(x); }), 2 * n * 4);
 
     f32 g = rng.normal<float>({C}, 1.0f, 0.5f), b = rng.normal<float>({C}, 0.0f, 1.0f);
     f32 xl = rng.normal<float>({R, C}, 1.0f, 2.0f);
@@ -145,7 +119,7 @@ int main() {
     check("layer norm rows 4k x 4k",
           refs::check_layer_norm_rows(xl.to_vector().data(), g.to_vector().data(), b.to_vector().data(), R, C, 1e-5,
                                       out.to_vector().data()));
-    emit("layer norm rows 4k x 4k", median_host_ms([&] { out = layer_norm_rows(xl, g, b); }),
+    bench::emit_host("layer norm rows 4k x 4k", bench::median_host_ms([&] { out = layer_norm_rows(xl, g, b); }),
          2 * n * 4 + 2 * C * 4.0);
   }
   { // Host time of one small call on the host device (the work is 1000 adds).
@@ -165,7 +139,7 @@ int main() {
     std::sort(us.begin(), us.end());
     char more[96];
     std::snprintf(more, sizeof more, ", \"us\": %.3f", us[batches / 2]);
-    emit("call cost sum(x,-1) 1000 f32", us[batches / 2] * 1e-3, 0, more);
+    bench::emit_host("call cost sum(x,-1) 1000 f32", us[batches / 2] * 1e-3, 0, more);
   }
   if (failures)
     std::printf("host_reductions: %d check(s) FAILED\n", failures);

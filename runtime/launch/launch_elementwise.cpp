@@ -191,6 +191,25 @@ struct runner {
   }
 };
 
+/// Points `args` (kernel-abi.md's packing, cuLaunchKernel's kernelParams)
+/// at each operand's fields of `fields` (rank `kernel_rank`), then at each
+/// scalar.
+void pack_args(void **args, memref_fields *fields, int num_operands, int kernel_rank,
+               std::span<const void *const> scalars) {
+  for (int j = 0; j < num_operands; ++j) {
+    memref_fields &f = fields[j];
+    *args++ = &f.allocated;
+    *args++ = &f.aligned;
+    *args++ = &f.offset;
+    for (int d = 0; d < kernel_rank; ++d)
+      *args++ = &f.sizes[d];
+    for (int d = 0; d < kernel_rank; ++d)
+      *args++ = &f.strides[d];
+  }
+  for (const void *s : scalars)
+    *args++ = const_cast<void *>(s);
+}
+
 /// Host work below this many elements a thread runs on the calling thread
 /// alone: waking the pool costs about what 2^15 float32 elements take.
 constexpr std::int64_t host_parallel_grain = std::int64_t(1) << 15;
@@ -210,22 +229,13 @@ void run_host_split(host_kernel_fn fn, const memref_fields *fields, const std::i
     small_buffer<memref_fields, inline_operands> part(num_operands);
     small_buffer<void *, inline_operands *(3 + 2 * max_kernel_rank) + 8> args(
         static_cast<std::size_t>(num_operands) * (3 + 2 * kernel_rank) + scalars.size());
-    void **arg = args.data();
     for (int j = 0; j < num_operands; ++j) {
       memref_fields &f = part[j];
       f = fields[j];
       f.aligned = f.allocated = static_cast<char *>(f.aligned) + begin * f.strides[0] * item[j];
       f.sizes[0] = end - begin;
-      *arg++ = &f.allocated;
-      *arg++ = &f.aligned;
-      *arg++ = &f.offset;
-      for (int d = 0; d < kernel_rank; ++d)
-        *arg++ = &f.sizes[d];
-      for (int d = 0; d < kernel_rank; ++d)
-        *arg++ = &f.strides[d];
     }
-    for (const void *s : scalars)
-      *arg++ = const_cast<void *>(s);
+    pack_args(args.data(), part.data(), num_operands, kernel_rank, scalars);
     fn(args.data());
   });
 }
@@ -310,25 +320,17 @@ void launch_elementwise(const fused_kernel &k,
   std::int64_t inner_numel = 1;
   for (int d = outer; d < r; ++d)
     inner_numel *= sizes[d];
-  void **arg = args.data();
   for (int j = 0; j < num_operands; ++j) {
     memref_fields &f = fields[j];
     // kernel-abi.md: `allocated` is not read; it gets the same pointer.
     f.aligned = f.allocated = operands[j]->data();
     f.offset = 0;
-    *arg++ = &f.allocated;
-    *arg++ = &f.aligned;
-    *arg++ = &f.offset;
     for (int d = 0; d < kernel_rank; ++d) {
       f.sizes[d] = sizes[outer + d];
       f.strides[d] = strides[j * pitch + outer + d];
-      *arg++ = &f.sizes[d];
     }
-    for (int d = 0; d < kernel_rank; ++d)
-      *arg++ = &f.strides[d];
   }
-  for (const void *s : scalars)
-    *arg++ = const_cast<void *>(s);
+  pack_args(args.data(), fields.data(), num_operands, kernel_rank, scalars);
 
   small_buffer<std::int64_t, inline_operands> item(num_operands);
   for (int j = 0; j < num_operands; ++j)
