@@ -99,8 +99,10 @@ void printFusionReport(llvm::raw_ostream &os, const std::string &source,
     std::string bytes = std::to_string(r.bytesPerElement) + " B";
     if (!r.reduces.empty() && r.bytesPerKept)
       bytes += " + " + std::to_string(r.bytesPerKept) + " B/kept";
-    rows.push_back({r.location, r.function, r.kernel,
-                    plural(r.numOps, "op", "ops"), inputs,
+    std::string fused = plural(r.numOps, "op", "ops");
+    if (r.statements > 1)
+      fused += " of " + std::to_string(r.statements) + " statements";
+    rows.push_back({r.location, r.function, r.kernel, fused, inputs,
                     r.reduces.empty() ? "-" : r.reduces, bytes});
   }
   printTable<numColumns>(os, rows, {false, false, false, false, false, false, true});

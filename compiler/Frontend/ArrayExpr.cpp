@@ -34,12 +34,6 @@ const char *opName(OpKind k) {
   return "?";
 }
 
-/// True for declarations directly in namespace ::kiln.
-static bool inKilnNamespace(const Decl *d) {
-  const auto *ns = dyn_cast<NamespaceDecl>(d->getDeclContext()->getRedeclContext());
-  return ns && ns->getName() == "kiln" && ns->getParent()->getRedeclContext()->isTranslationUnit();
-}
-
 const Expr *stripImplicit(const Expr *e) {
   while (e) {
     const Expr *next = nullptr;

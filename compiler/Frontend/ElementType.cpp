@@ -98,6 +98,16 @@ std::optional<ElementType> exactElementType(clang::QualType t) {
   return std::nullopt;
 }
 
+bool inKilnNamespace(const clang::Decl *d, bool nested) {
+  for (const clang::DeclContext *dc = d->getDeclContext()->getRedeclContext(); dc; dc = dc->getParent()) {
+    const auto *ns = llvm::dyn_cast<clang::NamespaceDecl>(dc);
+    if (ns && ns->getName() == "kiln" && ns->getParent()->getRedeclContext()->isTranslationUnit())
+      return true;
+    if (!nested) return false;
+  }
+  return false;
+}
+
 std::optional<ElementType> arrayElementType(clang::QualType t) {
   t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
   const auto *rd = t->getAsCXXRecordDecl();

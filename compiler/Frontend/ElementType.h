@@ -22,6 +22,10 @@ TypeKind kindOf(ElementType t);
 unsigned byteSize(ElementType t);
 bool isUnsigned(ElementType t);
 
+/// True for a declaration in namespace ::kiln: directly in it, or with
+/// `nested` also in a namespace inside it (kiln::random, kiln::linalg).
+bool inKilnNamespace(const clang::Decl *d, bool nested = false);
+
 /// The element type of a `kiln::array<E>` type (through references and
 /// cv-qualifiers), or nullopt if `t` is not a kiln array.
 std::optional<ElementType> arrayElementType(clang::QualType t);

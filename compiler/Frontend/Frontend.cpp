@@ -2,8 +2,9 @@
 //
 // Builds the AST of the user's file with clang, then for every function of
 // the main file: checks KILN_FUSE bodies, builds the tree of each array
-// expression (in KILN_FUSE functions local arrays are inlined into their
-// consumers), partitions it into fused groups (Partition.h), emits one
+// expression (local arrays are inlined into their consumers: in KILN_FUSE
+// functions wherever possible, elsewhere along chains of consecutive plain
+// statements, StatementChain.h), partitions it into fused groups (Partition.h), emits one
 // kernel function per group (KernelGen.h), and rewrites each group's
 // expression into a call of its kernel (KernelCall.h). Function templates
 // are analysed per instantiation and rewritten once, selecting the kernel by
@@ -21,6 +22,7 @@
 #include "Frontend/RawKernelGen.h"
 #include "Frontend/RawKernelLaunch.h"
 #include "Frontend/RawModuleLiteral.h"
+#include "Frontend/StatementChain.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -86,8 +88,8 @@ private:
   SourceManager &sm_;
 };
 
-/// Roots of fused groups in one function body, and the locals of a
-/// KILN_FUSE function that are inlined into their consumers.
+/// Roots of fused groups in one function body, and the locals that are
+/// inlined into their consumers.
 struct BodyAnalysis {
   /// Writes into arrays declared const: (where, the variable, the operation).
   std::vector<std::tuple<const Expr *, const VarDecl *, std::string>> constWrites;
@@ -134,7 +136,7 @@ private:
   ASTContext &ctx_;
 };
 
-BodyAnalysis analyzeBody(const FunctionDecl *fd, bool fuse, const SourceManager &sm, ASTContext &ctx) {
+BodyAnalysis analyzeBody(const FunctionDecl *fd, bool fuse, bool chains, const SourceManager &sm, ASTContext &ctx) {
   BodyAnalysis a;
   BodyScanner scan(ctx);
   scan.TraverseStmt(fd->getBody());
@@ -175,6 +177,10 @@ BodyAnalysis analyzeBody(const FunctionDecl *fd, bool fuse, const SourceManager 
       if (!used.count(cur->first)) a.inlinedLocals.erase(cur); // unused: leave as written
     }
     for (auto &[vd, init] : a.inlinedLocals) a.removedDecls.push_back(declOf[vd]);
+  } else if (!fuse && chains) {
+    StatementChains found = findStatementChains(fd->getBody(), {&scan.seen, &scan.operands, &scan.refs}, ctx);
+    a.inlinedLocals = std::move(found.inlined);
+    a.removedDecls = std::move(found.removedDecls);
   }
 
   llvm::DenseSet<const Expr *> inlinedInits;
@@ -352,20 +358,40 @@ private:
     std::shared_ptr<ExprTree> tree; ///< owns the group's nodes
     std::unique_ptr<FusedGroup> group;
     std::string kernel;
+    unsigned statements = 1; ///< statements fused into it (inlined locals' included)
   };
 
+  /// How many statements a group's operations come from: its root's, and
+  /// one for each inlined local whose initializer it computes.
+  static unsigned statementsOf(const FusedGroup &g, const llvm::DenseSet<const Expr *> &inits) {
+    llvm::DenseSet<const Expr *> found;
+    llvm::SmallVector<const Node *, 16> work{g.rootNode};
+    llvm::DenseSet<const Node *> visited;
+    while (!work.empty()) {
+      const Node *n = work.pop_back_val();
+      if (!visited.insert(n).second) continue;
+      if (inits.count(n->expr)) found.insert(n->expr);
+      if (n != g.rootNode && g.cuts.count(n)) continue; // another group's
+      work.append(n->operands.begin(), n->operands.end());
+    }
+    return found.size() + (inits.count(g.root) ? 0 : 1);
+  }
+
   /// Builds the groups of one (non-dependent) function and their kernels.
-  /// Returns false on error.
+  /// Returns false on error. A plain function whose chains of statements
+  /// make a tree too deep to fuse is built again without chains.
   bool buildGroups(const FunctionDecl *fd, bool fuse, const std::string &kernelPrefix,
-                   std::vector<GroupResult> &out, BodyAnalysis &analysis) {
-    analysis = analyzeBody(fd, fuse, sm_, ctxAST_);
+                   std::vector<GroupResult> &out, BodyAnalysis &analysis, bool chains = true) {
+    analysis = analyzeBody(fd, fuse, chains, sm_, ctxAST_);
     for (const auto &[at, var, what] : analysis.constWrites)
       error(at->getBeginLoc(), "'" + var->getNameAsString() + "' is a const kiln::array; code kilnc compiles does not "
                                "write into it (" + what + "): declare it without const (an array is a handle, so a "
                                "non-const copy writes into the same data)");
     if (!analysis.constWrites.empty())
       return false;
-    TreeBuilder tb(ctxAST_, fuse ? &analysis.inlinedLocals : nullptr);
+    TreeBuilder tb(ctxAST_, &analysis.inlinedLocals);
+    llvm::DenseSet<const Expr *> inlinedInits;
+    for (const auto &local : analysis.inlinedLocals) inlinedInits.insert(local.second);
     RankInference ranks(ctxAST_, fd);
     unsigned k = 0;
     for (const Expr *root : analysis.roots) {
@@ -375,6 +401,12 @@ private:
         continue; // outside KILN_FUSE the eager runtime computes it
       }
       std::shared_ptr<ExprTree> tree = tb.build(root);
+      if (!tree && tb.failure() == TreeBuilder::Failure::TooDeep && !fuse && !analysis.inlinedLocals.empty()) {
+        for (const GroupResult &r : out)
+          mlir::SymbolTable::lookupSymbolIn(result_.module.get(), r.kernel)->erase();
+        out.clear();
+        return buildGroups(fd, fuse, kernelPrefix, out, analysis, /*chains=*/false);
+      }
       if (!tree && tb.failure() == TreeBuilder::Failure::TooDeep) {
         if (!fuse) continue; // the eager runtime computes it
         error(root->getBeginLoc(), "this array expression nests operations more than " +
@@ -430,7 +462,8 @@ private:
             again = true;
             break;
           }
-          out.push_back({tree, std::move(g), name});
+          unsigned statements = statementsOf(*g, inlinedInits);
+          out.push_back({tree, std::move(g), name, statements});
         }
       }
     }
@@ -561,6 +594,7 @@ private:
     rec.function = fd->getQualifiedNameAsString();
     rec.kernel = r.kernel;
     rec.numOps = g.numOps;
+    rec.statements = r.statements;
     rec.numInputs = g.inputs.size() + g.keptInputs.size();
     rec.numScalars = g.scalars.size();
     bool keptOut = g.isReduction && g.keptSpace.count(g.rootNode);

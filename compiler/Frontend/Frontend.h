@@ -81,6 +81,7 @@ struct FusionRecord {
   std::string function;   ///< enclosing C++ function
   std::string kernel;     ///< kernel name
   unsigned numOps = 0;    ///< elementwise operations fused
+  unsigned statements = 1; ///< source statements fused (locals inlined into their consumers)
   unsigned numInputs = 0, numScalars = 0;
   unsigned bytesPerElement = 0; ///< bytes read + written per element (of the full space)
   /// Reduction kernels: what they reduce over ("axis -1", "all axes", ...)

@@ -16,14 +16,6 @@ using namespace clang;
 namespace kiln::frontend {
 namespace {
 
-bool inNamespace(const Decl *d, llvm::StringRef name) {
-  for (const DeclContext *dc = d->getDeclContext(); dc; dc = dc->getParent())
-    if (const auto *ns = dyn_cast<NamespaceDecl>(dc); ns && ns->getName() == name &&
-                                                       ns->getParent()->getRedeclContext()->isTranslationUnit())
-      return true;
-  return false;
-}
-
 bool isArithmeticLike(QualType t) {
   return scalarElementType(t).has_value() || t->isVoidType();
 }
@@ -123,8 +115,8 @@ public:
       error(loc, "a call through a function pointer is not supported in a KILN_FUSE function");
       return true;
     }
-    if (inNamespace(fd, "kiln")) return true; // array operations, views, creation, matmul
-    if (const auto *md = dyn_cast<CXXMethodDecl>(fd); md && inNamespace(md->getParent(), "kiln")) return true;
+    if (inKilnNamespace(fd, /*nested=*/true)) return true; // array operations, views, creation, matmul
+    if (const auto *md = dyn_cast<CXXMethodDecl>(fd); md && inKilnNamespace(md->getParent(), /*nested=*/true)) return true;
     std::string name = fd->getQualifiedNameAsString();
     if (isIO(fd, name)) {
       error(loc, "input/output ('" + name + "') is not supported in a KILN_FUSE function");

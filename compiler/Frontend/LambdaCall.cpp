@@ -1,5 +1,6 @@
 //===- Frontend/LambdaCall.cpp - kiln::elementwise call sites -------------===//
 #include "Frontend/LambdaCall.h"
+#include "Frontend/ElementType.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -9,14 +10,6 @@
 using namespace clang;
 
 namespace kiln::frontend {
-namespace {
-
-bool inKilnNamespace(const Decl *d) {
-  const auto *ns = dyn_cast<NamespaceDecl>(d->getDeclContext()->getRedeclContext());
-  return ns && ns->getName() == "kiln" && ns->getParent()->getRedeclContext()->isTranslationUnit();
-}
-
-} // namespace
 
 /// The lambda itself when the argument is written in the call (through the
 /// copy into the by-value parameter).

@@ -14,13 +14,7 @@ using namespace clang;
 namespace kiln::frontend {
 namespace {
 
-bool inKiln(const Decl *d) {
-  for (const DeclContext *dc = d->getDeclContext(); dc; dc = dc->getParent())
-    if (const auto *ns = dyn_cast<NamespaceDecl>(dc);
-        ns && ns->getName() == "kiln" && ns->getParent()->getRedeclContext()->isTranslationUnit())
-      return true;
-  return false;
-}
+bool inKiln(const Decl *d) { return inKilnNamespace(d, /*nested=*/true); }
 
 bool isShapeType(QualType t) {
   const auto *rd = t.getNonReferenceType()->getAsCXXRecordDecl();

@@ -1,6 +1,7 @@
-// Fusion decisions: each KILN_FUSE function is one kernel; a plain statement
-// is one kernel per full-expression; a value used outside elementwise
-// operations (matmul) keeps its own kernel.
+// Fusion decisions: each KILN_FUSE function is one kernel; plain statements
+// are one kernel per full-expression, a chain of them one kernel
+// (statement-chains.cpp); a value used outside elementwise operations
+// (matmul) keeps its own kernel.
 // RUN: %kilnc --fusion-report %s | FileCheck %s
 #include <kiln/kiln.hpp>
 
@@ -20,8 +21,8 @@ int main() {
   auto z = x * y + 1.0f;
   return static_cast<int>((z - x).item() == 0.0f);
 }
-// CHECK-DAG: squared_diff {{.*}}3 ops
-// CHECK-DAG: mixed {{.*}}2 ops
-// CHECK-DAG: mixed {{.*}}2 ops
-// CHECK-DAG: main {{.*}}2 ops
-// CHECK-DAG: main {{.*}}1 op
+// CHECK: 4 fused expressions, 4 kernels
+// CHECK-DAG: :10:10 {{ *}}squared_diff {{.*}} 3 ops of 2 statements  2 arrays
+// CHECK-DAG: :16:10 {{ *}}mixed {{.*}} 2 ops {{ *}}2 arrays
+// CHECK-DAG: :14:12 {{ *}}mixed {{.*}} 2 ops {{ *}}1 array
+// CHECK-DAG: :22:28 {{ *}}main {{.*}} 3 ops of 2 statements  2 arrays
