@@ -21,6 +21,13 @@ KILN_FUSE f32 times_column(const f32 &m, const f32 &col) { return m * col + 1.0f
 KILN_FUSE f32 gelu(const f32 &x) {
   return 0.5f * x * (1.0f + kiln::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
 }
+// Issue 11: three dependent plain statements, no KILN_FUSE: kilnc fuses the
+// chain into one kernel (compiler/Frontend/StatementChain.h).
+f32 three_statements(float a, const f32 &x, const f32 &y) {
+  auto t = a * x;
+  auto u = t + y;
+  return u * u;
+}
 
 int main() {
   if (!kiln::current_device().is_cuda()) {
@@ -38,6 +45,8 @@ int main() {
   bench::emit("elementwise", "kiln (x-y)*(x-y)", bench::median_ms([&] { out = squared_diff(x, y); }), 3 * B);
   bench::emit("elementwise", "kiln leaky_relu", bench::median_ms([&] { out = leaky_relu(x); }), 2 * B);
   bench::emit("elementwise", "kiln chain of 8 ops", bench::median_ms([&] { out = chain8(x, y); }), 3 * B);
+  bench::emit("elementwise", "kiln 3 plain statements (a*x; +y; squared)",
+              bench::median_ms([&] { out = three_statements(2.5f, x, y); }), 3 * B);
   // kiln::elementwise with a lambda (CuPy's ElementwiseKernel): the same
   // saxpy, and a lambda with a branch and a loop (a clipped polynomial).
   bench::emit("elementwise", "kiln elementwise(lambda) a*x+y", bench::median_ms([&] {

@@ -75,6 +75,16 @@ chain_f = cp.fuse(chain8)
 emit("cupy eager chain of 8 ops", bench(lambda: chain8(x, y)), 3 * B)
 emit("cupy.fuse chain of 8 ops", bench(lambda: chain_f(x, y)), 3 * B)
 
+def three_statements(a, x, y):
+    t = a * x
+    u = t + y
+    return u * u
+
+
+three_f = cp.fuse(three_statements)
+emit("cupy eager 3 plain statements (a*x; +y; squared)", bench(lambda: three_statements(a, x, y)), 3 * B)
+emit("cupy.fuse 3 plain statements (a*x; +y; squared)", bench(lambda: three_f(a, x, y)), 3 * B)
+
 m = 1 << 14
 X = x.reshape(m, m)
 row = y[:m].copy()
@@ -118,6 +128,12 @@ emit("torch a*x+y", bench(lambda: 2.5 * tx + ty), 3 * B)
 emit("torch (x-y)*(x-y)", bench(lambda: (tx - ty) * (tx - ty)), 3 * B)
 emit("torch leaky_relu", bench(lambda: torch.nn.functional.leaky_relu(tx, 0.01)), 2 * B)
 emit("torch chain of 8 ops", bench(lambda: chain8(tx, ty)), 3 * B)
+emit("torch 3 plain statements (a*x; +y; squared)", bench(lambda: three_statements(2.5, tx, ty)), 3 * B)
+try:
+    three_c = torch.compile(three_statements, dynamic=False)
+    emit("torch.compile 3 plain statements (a*x; +y; squared)", bench(lambda: three_c(2.5, tx, ty)), 3 * B)
+except Exception as exc:  # no compiler on the machine: say so, keep going
+    print(json.dumps(dict(suite="peers", name="torch.compile 3 plain statements", error=str(exc)[:300])), flush=True)
 emit("torch x + row (16k x 16k)", bench(lambda: TX + trow), 2 * B + m * 4)
 emit("torch x.T*2+1 (16k x 16k)", bench(lambda: TX.t() * 2.0 + 1.0), 2 * B)
 tcol = torch.as_tensor(col, device="cuda")
