@@ -109,12 +109,13 @@ if [ "${1:-}" = "--raw" ]; then
   exit $fail
 fi
 
-# --layouts: issue 11 (every layout, both backends): the layout and math
-# accuracy programs on the GPU (under memcheck and racecheck) and on the host
+# --layouts: issue 11 (every layout, both backends): the layout, math and
+# statement-chain
+# programs on the GPU (under memcheck and racecheck) and on the host
 # (thread counts 1 and all), the GPU elementwise benchmarks beside CuPy and
 # PyTorch, and the host backend beside NumPy on this machine's cores.
 if [ "${1:-}" = "--layouts" ]; then
-  for e in "$bin"/e2e_layouts "$bin"/e2e_math_accuracy "$bin"/e2e_broadcast_views; do
+  for e in "$bin"/e2e_layouts "$bin"/e2e_math_accuracy "$bin"/e2e_broadcast_views "$bin"/e2e_statement_chains; do
     [ -x "$e" ] || continue
     run "$(basename "$e")" "$e"
     run "host.$(basename "$e")" env KILN_DEVICE=host "$e"
