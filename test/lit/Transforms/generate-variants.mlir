@@ -43,9 +43,11 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 
 // Rank 2 stages a 64x64 tile of every input through shared memory (padded
 // to 65 columns), reading each input in the order its strides make
-// contiguous, then computes and writes row by row.
+// contiguous, then computes and writes row by row, with 512-thread blocks
+// (8 elements a thread; the runtime reads the size back).
 // CHECK: gpu.func @axpy_strided2(%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>
 // CHECK-SAME: workgroup(%[[T0:.*]] : memref<64x65xf32, #gpu.address_space<workgroup>>, %[[T1:.*]] : memref<64x65xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 512, 1, 1>}
 // CHECK: memref.extract_strided_metadata
 // CHECK: arith.cmpi ult
 // CHECK: scf.for
