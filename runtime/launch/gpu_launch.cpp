@@ -13,8 +13,9 @@
 #include "runtime/cuda/driver.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <atomic>
+#include <iterator>
+#include <limits>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -187,15 +188,17 @@ gpu_kernel &entry_of(const cuda::driver_api &api, const kernel_image &k,
   return *raw;
 }
 
-CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int variant,
-                       const std::string &suffix, int &block, int widest = default_block) {
-  CUfunction f = e.function[variant].load(std::memory_order_acquire);
-  if (f) {
-    block = e.block[variant].load(std::memory_order_relaxed);
+/// The function of `slot` (entry point `<name><suffix>`) and its block size.
+/// The hot path is two atomic loads; `suffix` is read only on the first use.
+CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int slot, const char *suffix, int &block,
+                       int widest = default_block) {
+  CUfunction f = e.function[slot].load(std::memory_order_acquire);
+  if (f) [[likely]] {
+    block = e.block[slot].load(std::memory_order_relaxed);
     return f;
   }
   std::lock_guard<std::mutex> lock(insert_mutex);
-  f = e.function[variant].load(std::memory_order_acquire);
+  f = e.function[slot].load(std::memory_order_acquire);
   if (!f) {
     std::string name = kernel_name(e.image) + suffix;
     CUresult r = api.cuModuleGetFunction(&f, e.module, name.c_str());
@@ -207,22 +210,55 @@ CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int variant,
     int b = std::clamp(max_threads, 1, widest);
     if (b >= 32)
       b &= ~31; // whole warps
-    e.block[variant].store(b, std::memory_order_relaxed);
-    e.names[variant] = name;
-    e.function[variant].store(f, std::memory_order_release);
+    e.block[slot].store(b, std::memory_order_relaxed);
+    e.names[slot] = name;
+    e.function[slot].store(f, std::memory_order_release);
   }
-  block = e.block[variant].load(std::memory_order_relaxed);
+  block = e.block[slot].load(std::memory_order_relaxed);
   return f;
 }
+
+/// The symbol suffixes of the elementwise variants, by variant number.
+constexpr const char *elementwise_suffixes[] = {"_contig", "_strided1", "_strided2", "_strided3", "_strided4", "_rows"};
+static_assert(std::size(elementwise_suffixes) == rows_variant + 1);
 
 } // namespace
 
 std::string variant_suffix(int variant) {
-  if (variant == contig_variant)
-    return "_contig";
-  if (variant == rows_variant)
-    return "_rows";
-  return "_strided" + std::to_string(variant);
+  if (variant >= 0 && variant <= rows_variant)
+    return elementwise_suffixes[variant];
+  return "_variant" + std::to_string(variant);
+}
+
+launch_dims elementwise_dims(std::int64_t n, int variant, int vector_width, int max_block,
+                             int multiprocessors) noexcept {
+  // Elements a thread takes per pass: a vector for _contig and _rows; for
+  // _strided2, whose blocks stage 64x64 tiles (4096 elements), a tile's share
+  // (8 for its 512 threads).
+  const std::int64_t width = variant == contig_variant || variant == rows_variant ? std::max(vector_width, 1)
+                             : variant == 2 ? std::max<std::int64_t>(staged_tile / std::max(max_block, 1), 1)
+                                            : 1;
+  const std::int64_t threads = std::max<std::int64_t>((n + width - 1) / width, 1);
+  // A small call keeps full blocks even when that leaves SMs idle: 2^16
+  // float32 as 64 blocks of 256 measured 3.46 us of device time on an H100,
+  // against 3.62 us as 171 blocks of 96 spread over all 132 SMs and 3.78 us
+  // as 512 one-warp blocks (benchmarks/launch_overhead.cpp, 2026-11-25): at
+  // this size a kernel's time is its fixed launch cost, which more blocks
+  // only raise.
+  const std::int64_t block = std::max(max_block, 1);
+  const std::int64_t sms = std::max(multiprocessors, 1);
+  // One vector access per thread measured fastest on an H100 (1.02 of the
+  // device copy for saxpy, against 0.97 at 16 blocks per SM); the kernels
+  // loop grid-stride past grid.x's limit.
+  std::int64_t wanted = (threads + block - 1) / block;
+  // _strided2 loops over its tiles: a persistent grid of 1024 threads a
+  // multiprocessor keeps the transposing reads and writes of a few tiles in
+  // flight on each (0.92 of the device copy for x.T() * 2 + 1 on an H100,
+  // against 0.89 with one block a tile).
+  if (variant == 2)
+    wanted = std::min(wanted, sms * std::max<std::int64_t>(1024 / block, 1));
+  const std::int64_t cap = std::numeric_limits<std::int32_t>::max();
+  return {static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, cap)), static_cast<unsigned>(block)};
 }
 
 /// The image of an elementwise kernel.
@@ -235,39 +271,14 @@ void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
   const cuda::driver_api &api = cuda::require_driver();
   gpu_kernel &e = entry_of(api, image_of(k), ordinal);
   int block = default_block;
-  CUfunction f = function_of(api, e, variant, variant_suffix(variant), block,
+  CUfunction f = function_of(api, e, variant, elementwise_suffixes[variant], block,
                              variant == 2 ? staged_block : default_block);
-
-  // Elements a thread takes per pass: a vector for _contig and _rows; for
-  // _strided2, whose blocks stage 64x64 tiles (4096 elements), a tile's share
-  // (8 for its 512 threads).
-  const std::int64_t width = variant == contig_variant || variant == rows_variant
-                                 ? std::max<int>(k.vector_width, 1)
-                             : variant == 2 ? std::max<std::int64_t>(staged_tile / block, 1)
-                                            : 1;
-  const std::int64_t per_block = static_cast<std::int64_t>(block) * width;
-  std::int64_t wanted = (n + per_block - 1) / per_block;
-  // _strided2 loops over its tiles: a persistent grid of 1024 threads a
-  // multiprocessor keeps the transposing reads and writes of a few tiles in
-  // flight on each (0.92 of the device copy for x.T() * 2 + 1 on an H100,
-  // against 0.89 with one block a tile).
-  if (variant == 2)
-    wanted = std::min<std::int64_t>(wanted, std::int64_t(e.multiprocessors) * std::max(1024 / block, 1));
-  // One vector access per thread measured fastest on an H100 (1.02 of the
-  // device copy for saxpy, against 0.97 at 16 blocks per SM); the kernels
-  // loop grid-stride past grid.x's limit.
-  const std::int64_t cap = std::numeric_limits<std::int32_t>::max();
-  const unsigned grid =
-      static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, cap));
-
-  CUresult r =
-      api.cuLaunchKernel(f, grid, 1, 1, static_cast<unsigned>(block), 1, 1, 0,
-                         static_cast<CUstream>(stream), args, nullptr);
-  if (r != CUDA_SUCCESS)
+  const launch_dims d = elementwise_dims(n, variant, k.vector_width, block, e.multiprocessors);
+  CUresult r = api.cuLaunchKernel(f, d.grid, 1, 1, d.block, 1, 1, 0, static_cast<CUstream>(stream), args, nullptr);
+  if (r != CUDA_SUCCESS) [[unlikely]]
     fail(r, "cuLaunchKernel",
-         " (kernel " + kernel_name(e.image) + variant_suffix(variant) +
-             ", grid " + std::to_string(grid) + ", block " +
-             std::to_string(block) + ")");
+         " (kernel " + kernel_name(e.image) + elementwise_suffixes[variant] + ", grid " + std::to_string(d.grid) +
+             ", block " + std::to_string(d.block) + ")");
   cuda::launched(api, ordinal, e.names[variant].c_str(),
                  static_cast<CUstream>(stream));
 }

@@ -24,6 +24,21 @@ inline constexpr int rows_variant = max_kernel_rank + 1;
 /// The symbol suffix of a variant: "_contig", "_strided3", "_rows".
 std::string variant_suffix(int variant);
 
+/// The grid and block of a launch.
+struct launch_dims {
+  unsigned grid;
+  unsigned block;
+};
+
+/// The grid and block of an elementwise launch of `variant` over `n` > 0
+/// elements, for a function that allows `max_block` threads a block, on a
+/// GPU of `multiprocessors` SMs: blocks of `max_block` threads, one vector
+/// access a thread, `ceil(n / (block * width))` blocks; `_strided2` at most
+/// 1024 threads a multiprocessor (docs/runtime-launch.md, "Running it").
+/// Pure arithmetic.
+launch_dims elementwise_dims(std::int64_t n, int variant, int vector_width, int max_block,
+                             int multiprocessors) noexcept;
+
 /// Launches `variant` of `k` on GPU `ordinal` (whose context the caller made
 /// current) over `n` > 0 elements on `stream` (a CUstream), with `args` as
 /// cuLaunchKernel's kernelParams. Throws cuda_error (naming the call and the

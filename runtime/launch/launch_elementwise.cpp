@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/detail/fused.hpp"
+#include "runtime/array/array_internal.hpp"
 #include "runtime/cuda/driver.hpp"
 #include "runtime/launch/gpu_launch.hpp"
 #include "runtime/launch/launch_layout.hpp"
@@ -129,9 +130,10 @@ int broadcast_rank_and_shape(const fused_kernel &k,
   return static_cast<int>(rank);
 }
 
-/// Allocates the outputs not given; checks those given against the call.
+/// Allocates the outputs not given (for `st`, the current stream of `dev`);
+/// checks those given against the call.
 void prepare_outputs(const fused_kernel &k, std::span<array_base> outputs,
-                     device dev, const std::int64_t *out_shape, int rank) {
+                     device dev, const std::int64_t *out_shape, int rank, const stream &st) {
   const std::span<const std::int64_t> dims(out_shape,
                                            static_cast<std::size_t>(rank));
   for (std::size_t o = 0; o < outputs.size(); ++o) {
@@ -139,7 +141,7 @@ void prepare_outputs(const fused_kernel &k, std::span<array_base> outputs,
                                            : outputs[o].dtype();
     array_base &out = outputs[o];
     if (!out.valid()) {
-      out = detail::empty(t, shape(dims), dev);
+      out = detail::allocate(t, shape(dims), dev, st);
       continue;
     }
     const shape &s = out.shape();
@@ -157,6 +159,33 @@ void prepare_outputs(const fused_kernel &k, std::span<array_base> outputs,
   }
 }
 
+/// True when the call can skip broadcasting and coalescing: every input has
+/// the shape of the first and is C-contiguous, and every output is either to
+/// be allocated or a C-contiguous array of that shape, the kernel's dtype and
+/// the call's device. The layout is then one dimension of unit strides, as
+/// coalesce() would make it. Anything else (including every error) takes the
+/// general path, which checks and reports it.
+bool same_shape_contiguous(const fused_kernel &k, std::span<const array_base *const> inputs,
+                           std::span<const array_base> outputs, device dev) noexcept {
+  if (inputs.empty())
+    return false;
+  const shape &s0 = inputs[0]->shape();
+  if (s0.size() > static_cast<std::size_t>(max_rank))
+    return false;
+  for (const array_base *a : inputs)
+    if ((a != inputs[0] && a->shape() != s0) || !a->is_contiguous())
+      return false;
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const array_base &out = outputs[o];
+    if (!out.valid())
+      continue;
+    const kiln::dtype t = k.operand_dtypes ? k.operand_dtypes[k.num_inputs + o] : out.dtype();
+    if (out.shape() != s0 || out.dtype() != t || out.device() != dev || !out.is_contiguous())
+      return false;
+  }
+  return true;
+}
+
 /// Runs one variant (over one block when the host loops over leading
 /// dimensions) on the host or the GPU.
 struct runner {
@@ -166,7 +195,7 @@ struct runner {
   host_kernel_fn host = nullptr;
   int variant = 0;
 
-  runner(const fused_kernel &k_, device dev_, int variant_)
+  runner(const fused_kernel &k_, device dev_, int variant_, void *stream_)
       : k(k_), dev(dev_), variant(variant_) {
     if (dev.is_host()) {
       host = variant == launch::contig_variant ? k.host_contig
@@ -179,7 +208,7 @@ struct runner {
                           ")");
     } else {
       cuda::make_current(dev.index());
-      stream = kiln::stream::current(dev).native_handle();
+      stream = stream_;
     }
   }
 
@@ -247,40 +276,59 @@ void launch_elementwise(const fused_kernel &k,
                         std::span<const void *const> scalars,
                         std::span<array_base> outputs) {
   const device dev = check_operands(k, inputs, scalars, outputs);
+  // The stream outputs are allocated for and the kernel runs on (once a call).
+  const stream st = stream::current(dev);
 
-  std::int64_t out_shape[max_rank];
-  const int rank = broadcast_rank_and_shape(k, inputs, out_shape);
-  prepare_outputs(k, outputs, dev, out_shape, rank);
-
-  std::int64_t numel = 1;
-  for (int d = 0; d < rank; ++d)
-    numel *= out_shape[d];
-  if (numel == 0)
-    return;
-
-  // Strides of every operand over the output shape, in elements: row j of
-  // `strides` belongs to operand j (inputs, then outputs).
   const int num_operands = static_cast<int>(inputs.size() + outputs.size());
-  const int pitch = std::max(rank, 1);
-  small_buffer<std::int64_t, inline_operands * 8> strides(
-      static_cast<std::size_t>(num_operands) * pitch);
   small_buffer<const array_base *, inline_operands> operands(num_operands);
-  for (int j = 0; j < num_operands; ++j) {
-    const array_base *a = j < static_cast<int>(inputs.size())
-                              ? inputs[j]
-                              : &outputs[j - static_cast<int>(inputs.size())];
-    operands[j] = a;
-    const shape &s = a->shape();
-    const shape &st = a->strides();
-    const int lead = rank - static_cast<int>(s.size());
-    std::int64_t *row = strides.data() + j * pitch;
-    for (int d = 0; d < rank; ++d) {
-      const int e = d - lead;
-      row[d] = (e < 0 || s[e] != out_shape[d]) ? 0 : st[e];
+  for (int j = 0; j < num_operands; ++j)
+    operands[j] = j < static_cast<int>(inputs.size()) ? inputs[j] : &outputs[j - static_cast<int>(inputs.size())];
+
+  // Strides of every operand over the output shape, in elements: row j (of
+  // `pitch` entries, the broadcast rank) belongs to operand j.
+  std::size_t input_rank = 1;
+  for (const array_base *a : inputs)
+    input_rank = std::max(input_rank, a->shape().size());
+  const int pitch = static_cast<int>(std::min<std::size_t>(input_rank, max_rank));
+  small_buffer<std::int64_t, inline_operands * 8> strides(static_cast<std::size_t>(num_operands) * pitch);
+  std::int64_t out_shape[max_rank];
+  int r = 1; // the coalesced rank
+  if (same_shape_contiguous(k, inputs, outputs, dev)) {
+    // Fast path (the common small call: operands of one shape, C-contiguous):
+    // one dimension of unit strides, outputs allocated with the inputs' shape.
+    const shape &s0 = inputs[0]->shape();
+    for (std::size_t o = 0; o < outputs.size(); ++o)
+      if (!outputs[o].valid())
+        outputs[o] = detail::allocate(k.operand_dtypes ? k.operand_dtypes[k.num_inputs + o] : outputs[o].dtype(), s0,
+                                      dev, st);
+    out_shape[0] = s0.numel();
+    if (out_shape[0] == 0)
+      return;
+    for (int j = 0; j < num_operands; ++j)
+      strides[j * pitch] = 1;
+  } else {
+    const int rank = broadcast_rank_and_shape(k, inputs, out_shape);
+    prepare_outputs(k, outputs, dev, out_shape, rank, st);
+
+    std::int64_t numel = 1;
+    for (int d = 0; d < rank; ++d)
+      numel *= out_shape[d];
+    if (numel == 0)
+      return;
+
+    for (int j = 0; j < num_operands; ++j) {
+      const array_base *a = operands[j];
+      const shape &s = a->shape();
+      const shape &sst = a->strides();
+      const int lead = rank - static_cast<int>(s.size());
+      std::int64_t *row = strides.data() + j * pitch;
+      for (int d = 0; d < rank; ++d) {
+        const int e = d - lead;
+        row[d] = (e < 0 || s[e] != out_shape[d]) ? 0 : sst[e];
+      }
     }
+    r = launch::coalesce(rank, out_shape, strides.data(), num_operands, pitch);
   }
-  int r =
-      launch::coalesce(rank, out_shape, strides.data(), num_operands, pitch);
   std::int64_t *sizes = out_shape; // coalesced in place
 
   // `_contig` needs one dimension, unit strides and vector-aligned addresses.
@@ -309,7 +357,8 @@ void launch_elementwise(const fused_kernel &k,
   const runner run(k, dev,
                    contig ? launch::contig_variant
                    : rows ? launch::rows_variant
-                          : kernel_rank);
+                          : kernel_rank,
+                   st.native_handle());
 
   // Parameters: each operand's expanded memref, then each scalar pointer.
   const int fields_per_operand = 3 + 2 * kernel_rank;

@@ -15,6 +15,7 @@
 
 #include <limits>
 #include <new>
+#include <type_traits>
 
 namespace kiln::detail {
 namespace {
@@ -65,6 +66,10 @@ void ensure_context(const cuda::driver_api &api) {
 
 } // namespace
 
+// free_list::hot points into its map: the lists must move, never copy, when
+// lists_ grows.
+static_assert(std::is_nothrow_move_constructible_v<std::map<std::size_t, std::vector<void *>>>);
+
 caching_pool::caching_pool(device dev, backend kind)
     : device_(dev), kind_(kind) {}
 
@@ -77,6 +82,12 @@ void *caching_pool::take_cached(std::size_t rounded, stream_key key,
   for (free_list &l : lists_) {
     if (!(l.key == key))
       continue;
+    if (l.hot && l.hot_size == rounded && !l.hot->empty()) { // the common case: a block of this very size
+      void *p = l.hot->back();
+      l.hot->pop_back();
+      size = rounded;
+      return p;
+    }
     auto it = l.bins.lower_bound(rounded);
     while (it != l.bins.end()) {
       if (it->first > rounded * max_waste_factor)
@@ -89,7 +100,13 @@ void *caching_pool::take_cached(std::size_t rounded, stream_key key,
       }
       // Empty bins stay for their own size (their vector keeps its capacity,
       // so alloc/free of one size never touches the heap); others are pruned.
-      it = it->first == rounded ? std::next(it) : l.bins.erase(it);
+      if (it->first == rounded) {
+        ++it;
+      } else {
+        if (l.hot == &it->second)
+          l.hot = nullptr;
+        it = l.bins.erase(it);
+      }
     }
     return nullptr;
   }
@@ -169,11 +186,11 @@ void caching_pool::release(void *p, std::size_t size, stream_key key) noexcept {
   try {
     for (free_list &l : lists_)
       if (l.key == key) {
-        l.bins[size].push_back(p);
+        l.bin(size).push_back(p);
         return;
       }
     lists_.push_back(free_list{key, {}});
-    lists_.back().bins[size].push_back(p);
+    lists_.back().bin(size).push_back(p);
   } catch (...) {
     // No memory to cache the block: it stays counted in total_bytes() and is
     // lost to the pool. (Cannot free it here: the deleter must not throw or

@@ -65,6 +65,18 @@ private:
   struct free_list {
     stream_key key;
     std::map<std::size_t, std::vector<void *>> bins; // block size -> blocks
+    /// The bin of the size last freed or taken (a map node: stable until
+    /// that bin is erased), so that a program allocating and freeing one
+    /// size over and over (a loop of small calls) skips the map walk.
+    std::size_t hot_size = 0;
+    std::vector<void *> *hot = nullptr;
+    std::vector<void *> &bin(std::size_t size) {
+      if (hot && hot_size == size)
+        return *hot;
+      hot = &bins[size];
+      hot_size = size;
+      return *hot;
+    }
   };
 
   void *take_cached(std::size_t rounded, stream_key key,

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/detail/fused.hpp"
+#include "runtime/launch/gpu_launch.hpp"
 
 #include "gpu.hpp"
 
@@ -482,6 +483,100 @@ TEST_F(LaunchElementwise, ContiguousNdArraysCoalesceToContig) {
   expect_saxpy(out, x, y, 3.0f);
 }
 
+//===----------------------------------------------------------------------===//
+// The same-shape contiguous fast path (it must lay out and check exactly as
+// the general path)
+//===----------------------------------------------------------------------===//
+
+TEST_F(LaunchElementwise, SameShapeWithOddSizeOneStridesRunsContig) {
+  // C-contiguous, but the size-1 axes carry strides no C layout would give:
+  // the fast path accepts them (their strides never matter) and runs
+  // `_contig`, as coalesce() would.
+  array_base x = contiguous(dtype::float32, {3, 1, 8});
+  array_base y = contiguous(dtype::float32, {3, 1, 8});
+  array_base odd = array_base::from_parts(y.storage(), y.dtype(), y.device(), y.shape(), shape{8, 1000, 1}, 0);
+  ASSERT_TRUE(odd.is_contiguous());
+  array_base out = run_saxpy(x, odd, 0.5f);
+  EXPECT_EQ(out.shape(), (shape{3, 1, 8}));
+  EXPECT_TRUE(out.is_contiguous());
+  EXPECT_EQ(calls.variants, std::vector<int>{0});
+  expect_saxpy(out, x, odd, 0.5f);
+}
+
+TEST_F(LaunchElementwise, SameShapeZeroDimensionalRunsContigOnce) {
+  array_base x = contiguous(dtype::float32, {});
+  array_base y = contiguous(dtype::float32, {});
+  array_base out = run_saxpy(x, y, 2.0f);
+  EXPECT_EQ(out.shape(), shape{});
+  EXPECT_EQ(calls.variants, std::vector<int>{0});
+  expect_saxpy(out, x, y, 2.0f);
+}
+
+TEST_F(LaunchElementwise, SameShapeGivenContiguousOutputIsWrittenInPlace) {
+  array_base x = contiguous(dtype::float32, {5, 7});
+  array_base y = contiguous(dtype::float32, {5, 7});
+  array_base given = contiguous(dtype::float32, {5, 7});
+  const void *where = given.data();
+  array_base out = run_saxpy(x, y, 1.5f, given);
+  EXPECT_EQ(out.data(), where);
+  EXPECT_EQ(calls.variants, std::vector<int>{0});
+  expect_saxpy(given, x, y, 1.5f);
+}
+
+TEST_F(LaunchElementwise, SameShapeNonContiguousInputTakesGeneralPath) {
+  array_base x = make_view(dtype::float32, {6, 5}, {1, 0}).array; // transposed
+  array_base y = contiguous(dtype::float32, {6, 5});
+  array_base out = run_saxpy(x, y, 2.0f);
+  EXPECT_TRUE(out.is_contiguous());
+  EXPECT_EQ(calls.variants, std::vector<int>{2});
+  expect_saxpy(out, x, y, 2.0f);
+}
+
+//===----------------------------------------------------------------------===//
+// Grid and block of a GPU launch (pure arithmetic: runs without a GPU)
+//===----------------------------------------------------------------------===//
+
+TEST(ElementwiseDims, OneVectorAThreadInFullBlocks) {
+  using kiln::detail::launch::elementwise_dims;
+  // 2^20 float32, 4-wide vectors: 1024 blocks of 256.
+  auto d = elementwise_dims(i64(1) << 20, 0, 4, 256, 132);
+  EXPECT_EQ(d.grid, 1024u);
+  EXPECT_EQ(d.block, 256u);
+  // _strided1: one element a thread.
+  d = elementwise_dims(i64(1) << 20, 1, 4, 256, 132);
+  EXPECT_EQ(d.grid, 4096u);
+  EXPECT_EQ(d.block, 256u);
+  // A function that allows fewer threads.
+  d = elementwise_dims(i64(1) << 20, 0, 4, 128, 132);
+  EXPECT_EQ(d.grid, 2048u);
+  EXPECT_EQ(d.block, 128u);
+  // Small calls keep full blocks (measured faster than spreading them over
+  // every SM in smaller blocks): 2^16 float32 is 64 blocks of 256.
+  d = elementwise_dims(i64(1) << 16, 0, 4, 256, 132);
+  EXPECT_EQ(d.grid, 64u);
+  EXPECT_EQ(d.block, 256u);
+  d = elementwise_dims(1, 0, 4, 256, 132);
+  EXPECT_EQ(d.grid, 1u);
+  EXPECT_EQ(d.block, 256u);
+  // _strided2: 512-thread blocks, 8 elements a thread (a 64x64 tile a
+  // block), at most 1024 threads a multiprocessor.
+  d = elementwise_dims(64 * 64 * 4, 2, 4, 512, 132);
+  EXPECT_EQ(d.block, 512u);
+  EXPECT_EQ(d.grid, 4u);
+  d = elementwise_dims(i64(1) << 28, 2, 4, 512, 132);
+  EXPECT_EQ(d.grid, 264u);
+  // Every vector has a thread, and no block is idle.
+  for (i64 n : {i64(1), i64(31), i64(4097), i64(1) << 14, i64(33791), i64(1) << 17, i64(1) << 18}) {
+    for (int variant : {0, 1, 3, 4, 5}) {
+      d = elementwise_dims(n, variant, 4, 256, 132);
+      const i64 w = variant == 0 || variant == 5 ? 4 : 1;
+      const i64 threads = (n + w - 1) / w;
+      EXPECT_GE(i64(d.grid) * d.block, threads) << n << " " << variant;
+      EXPECT_LT(i64(d.grid - 1) * d.block, threads) << n << " " << variant;
+    }
+  }
+}
+
 TEST_F(LaunchElementwise, MisalignedViewFallsBackToStrided) {
   // Element 0 one float after a 64-byte boundary: unit strides, not 16-byte
   // aligned.
@@ -777,6 +872,25 @@ void expect_working_launch() {
   array_base y = contiguous(dtype::float32, {10});
   array_base out = run_saxpy(x, y, 2.0f);
   expect_saxpy(out, x, y, 2.0f);
+}
+
+TEST_F(LaunchElementwise, SameShapeGivenOutputStillChecked) {
+  // Inputs that take the fast path; outputs it must refuse with the general
+  // path's errors.
+  array_base x = contiguous(dtype::float32, {4, 6});
+  array_base y = contiguous(dtype::float32, {4, 6});
+  array_base wrong_dtype = contiguous(dtype::int32, {4, 6});
+  EXPECT_EQ(error_of<kiln::value_error>([&] { run_saxpy(x, y, 1.0f, wrong_dtype); }),
+            "kernel fake_saxpy: output 0 has dtype int32 but the kernel writes float32");
+  array_base wrong_shape = contiguous(dtype::float32, {6, 4});
+  EXPECT_EQ(error_of<kiln::shape_error>([&] { run_saxpy(x, y, 1.0f, wrong_shape); }),
+            "non-broadcastable output operand with shape (6,4) doesn't match the broadcast shape (4,6)");
+  EXPECT_TRUE(calls.variants.empty());
+  // A transposed output of the right shape is written through its strides.
+  array_base t = make_view(dtype::float32, {4, 6}, {1, 0}).array;
+  run_saxpy(x, y, 1.0f, t);
+  EXPECT_EQ(calls.variants, std::vector<int>{2});
+  expect_saxpy(t, x, y, 1.0f);
 }
 
 TEST_F(LaunchElementwise, IncompatibleShapesThrowNumpyMessage) {
