@@ -130,6 +130,10 @@ int linkProgram(const std::vector<std::string> &inputs,
   argv.insert(argv.end(), inputs.begin(), inputs.end());
   argv.insert(argv.end(),
               {"-o", output, tc.runtimeLibrary, "-ldl", "-lpthread"});
+#ifdef KILN_HOST_LIBMVEC
+  // The host kernels' float32 sin/cos (compiler/Target/Host/CpuVariants.h).
+  argv.push_back("-lmvec");
+#endif
   return runCommand(argv, opts.verbose) == 0 ? ExitSuccess : ExitCompileError;
 }
 

@@ -1,6 +1,7 @@
 # lit configuration of Kiln's compiler tests: one .mlir (or .cpp) file a
 # behaviour, RUN lines with the substitutions below.
 import os
+import platform
 import shutil
 
 import lit.formats
@@ -21,6 +22,14 @@ config.substitutions.append(("%FileCheck", os.path.join(config.llvm_tools_dir, "
 config.substitutions.append(("%cxx", config.cxx))
 config.substitutions.append(("%kiln_include", config.kiln_include))
 config.substitutions.append(("%kiln_runtime_lib", config.kiln_runtime_lib))
+# The host kernels' float32 sin/cos call glibc's libmvec (KILN_HOST_LIBMVEC).
+if getattr(config, "kiln_host_libmvec", "OFF") in ("ON", "1", "TRUE"):
+    config.available_features.add("libmvec")
+    config.substitutions.append(("%libmvec", "-lmvec"))
+else:
+    config.substitutions.append(("%libmvec", ""))
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("x86_64")
 # root reads files whatever their mode: tests of unreadable files skip.
 if hasattr(os, "getuid") and os.getuid() == 0:
     config.available_features.add("root")

@@ -10,9 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Target/Host/EmitHostObject.h"
+#include "Target/Host/CpuVariants.h"
 #include "Conversion/RawKernels/RawKernels.h"
 #include "Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -22,6 +24,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -112,9 +115,46 @@ void addRawWrapper(OpBuilder &b, LLVM::LLVMFuncOp callee, const RawHostForm &for
 /// near multiples of pi/2, so they stay libm's.)
 constexpr llvm::StringLiteral kApproximated[] = {"exp", "log", "log2", "tanh"};
 
+/// MLIR's float32 log and log2 approximations read the exponent field, so a
+/// subnormal argument (below 2^-126) comes out millions of ulps off: scale
+/// those by 2^24 first and subtract 24 ln 2 (or 24) after. Zero, negative,
+/// NaN and infinite arguments keep their results (-inf, NaN, NaN, inf).
+void rescaleSubnormalLogs(ModuleOp module) {
+  SmallVector<Operation *> logs;
+  module.walk([&](Operation *op) {
+    if (isa<math::LogOp, math::Log2Op>(op) && getElementTypeOrSelf(op->getResultTypes()[0]).isF32())
+      logs.push_back(op);
+  });
+  for (Operation *op : logs) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Type type = op->getResultTypes()[0];
+    auto constant = [&](float v) -> Value {
+      TypedAttr attr = b.getF32FloatAttr(v);
+      if (auto vec = dyn_cast<VectorType>(type))
+        attr = DenseElementsAttr::get(vec, attr);
+      return arith::ConstantOp::create(b, loc, type, attr);
+    };
+    Value x = op->getOperand(0);
+    Value subnormal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, constant(0x1p-126f));
+    Value scaled = arith::MulFOp::create(b, loc, x, constant(0x1p24f));
+    op->setOperand(0, arith::SelectOp::create(b, loc, subnormal, scaled, x));
+    b.setInsertionPointAfter(op);
+    const float shift = isa<math::LogOp>(op) ? 16.635532333438687f : 24.0f; // 24 ln 2, 24
+    Value result = op->getResult(0);
+    Value corrected = arith::SubFOp::create(b, loc, result, constant(shift));
+    Value chosen = arith::SelectOp::create(b, loc, subnormal, corrected, result);
+    Operation *subtract = corrected.getDefiningOp(), *select = chosen.getDefiningOp();
+    result.replaceUsesWithIf(chosen, [&](OpOperand &use) {
+      return use.getOwner() != subtract && use.getOwner() != select;
+    });
+  }
+}
+
 /// Rewrites the selected float32 math operations of `module` into their
 /// polynomial approximations.
 LogicalResult approximateMath(ModuleOp module) {
+  rescaleSubnormalLogs(module);
   auto selected = [](llvm::StringRef name) {
     name.consume_front("math.");
     return llvm::is_contained(kApproximated, name);
@@ -138,15 +178,21 @@ LogicalResult approximateMath(ModuleOp module) {
   // operations stay libm calls.)
   (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
   // The approximations evaluate their polynomials with math.fma, which the
-  // baseline CPU lacks (a libm call per lane): a multiply and an add instead.
+  // baseline CPU lacks (a libm call per lane): llvm.fmuladd instead, a
+  // multiply and an add in the baseline copy of a kernel, one fused
+  // multiply-add in its x86-64-v3 copy (CpuVariants.h).
   SmallVector<Operation *> fmas;
   module.walk([&](math::FmaOp op) {
     if (!userFma.contains(op))
       fmas.push_back(op);
   });
-  RewritePatternSet expand(module.getContext());
-  math::populateExpansionPatterns(expand, {"fma"});
-  (void)applyOpPatternsGreedily(fmas, std::move(expand), config);
+  for (Operation *op : fmas) {
+    OpBuilder b(op);
+    auto fma = cast<math::FmaOp>(op);
+    Value fused = LLVM::FMulAddOp::create(b, fma.getLoc(), fma.getA(), fma.getB(), fma.getC());
+    fma.getResult().replaceAllUsesWith(fused);
+    fma.erase();
+  }
   return success();
 }
 
@@ -159,6 +205,7 @@ hostTargetMachine(Location loc, int optLevel) {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser(); // CpuVariants' cpuid (inline asm)
   });
   llvm::Triple triple(llvm::sys::getProcessTriple());
   std::string error;
@@ -192,6 +239,10 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine,
   tuning.LoopVectorization = optLevel >= 2;
   tuning.SLPVectorization = optLevel >= 2;
   llvm::PassBuilder pb(&machine, tuning);
+  // float32 sin/cos: libmvec's vector functions (CpuVariants.h).
+  llvm::TargetLibraryInfoImpl tlii(machine.getTargetTriple());
+  mapVectorMath(tlii);
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -288,7 +339,15 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
     return failure();
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   llvmModule->setDataLayout((*machine)->createDataLayout());
+  // x86-64-v3 copies of every variant and raw kernel form, chosen at run
+  // time by the CPU; float32 sin/cos through libmvec (CpuVariants.h).
+  SmallVector<std::string> dispatched(variants.begin(), variants.end());
+  for (const RawHostForm &form : rawForms)
+    dispatched.push_back(form.name);
+  addCpuVariants(*llvmModule, dispatched);
+  useVectorMath(*llvmModule);
   optimize(*llvmModule, **machine, optLevel);
+  lowerScalarVectorMath(*llvmModule);
 
   std::string bytes;
   llvm::raw_string_ostream os(bytes);

@@ -3,7 +3,9 @@
 // syncthreads is bar.sync, a shuffle is shfl.sync over the full warp with
 // CUDA's clamp (31 for down); ptxas accepts it. On the host, the exported wrappers
 // `<k>_host(args, ctx)` for every kernel and `<k>_host_block` for one that
-// does not synchronize; the forms themselves are internal (inlined away).
+// does not synchronize; the forms themselves are internal (the baseline copy
+// inlined away, the x86-64-v3 copy an internal function the wrapper calls
+// when the CPU has AVX2).
 // RUN: %kiln-translate --ptx %s -o %t.ptx
 // RUN: %FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ %ptxas %t.ptx -o %t.sm80.cubin %}
@@ -54,4 +56,5 @@ module {
 // IR-DAG: define void @scale_host(ptr {{.*}}, ptr {{.*}})
 // IR-DAG: define void @scale_host_block(ptr {{.*}}, ptr {{.*}})
 // IR-NOT: reduce_host_block
-// IR-NOT: define {{.*}}@reduce_thread
+// IR-NOT: define {{.*}}@reduce_thread(
+// IR-DAG: define internal {{.*}}@reduce_thread.x86_64_v3(
