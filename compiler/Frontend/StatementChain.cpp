@@ -50,7 +50,7 @@ public:
     if (auto lambda = classifyElementwiseCall(call); lambda && lambda->into) return keep(false);
     const FunctionDecl *fd = call->getDirectCallee();
     if (!fd) return keep(false);
-    if (fd->getBuiltinID()) return true;
+    if (fd->getBuiltinID()) return keep(scalarElementType(fd->getReturnType()).has_value()); // math, not memcpy
     const Decl *owner = fd;
     if (const auto *md = dyn_cast<CXXMethodDecl>(fd)) owner = md->getParent();
     if (inKilnNamespace(owner, /*nested=*/true)) {
@@ -91,22 +91,39 @@ bool isRunDeclaration(const Stmt *s) {
   return true;
 }
 
+/// An expression that reads everything before it has any effect: a
+/// side-effect-free one, or a call of any function (`std::printf`, a user's
+/// `save`) on side-effect-free arguments, whose body runs after they are
+/// evaluated.
+bool readsBeforeEffects(const Expr *e) {
+  if (SideEffectFree::check(e)) return true;
+  const auto *call = dyn_cast<CallExpr>(stripImplicit(e));
+  if (!call || !call->getDirectCallee() || isa<CXXOperatorCallExpr>(call)) return false;
+  if (const auto *mc = dyn_cast<CXXMemberCallExpr>(call); mc && !SideEffectFree::check(mc->getImplicitObjectArgument()))
+    return false;
+  for (const Expr *a : call->arguments())
+    if (!SideEffectFree::check(a)) return false;
+  return true;
+}
+
 /// A statement that can end a run: one whose evaluation reads the chain's
-/// values before anything it changes, namely a side-effect-free statement
-/// (declaration, expression or `return`), an assignment to a variable
-/// (`y = t * 2`, the right side read first), or one update in place whose
-/// kernel reads every operand before writing (`x += t`,
+/// values before anything it changes, namely a declaration, expression or
+/// `return` that reads before its effects (above), an assignment to a
+/// variable (`y = t * 2`, the right side read first), or one update in place
+/// whose kernel reads every operand before writing (`x += t`,
 /// `elementwise_into(out, f, t)`).
 bool isRunConsumer(const Stmt *s) {
   if (const auto *ds = dyn_cast<DeclStmt>(s)) {
     for (const Decl *d : ds->decls()) {
       const auto *vd = dyn_cast<VarDecl>(d);
       if (!vd || vd->isStaticLocal()) return false;
-      if (vd->getInit() && !SideEffectFree::check(vd->getInit())) return false;
+      if (vd->getInit() && !(ds->isSingleDecl() ? readsBeforeEffects(vd->getInit())
+                                                : SideEffectFree::check(vd->getInit())))
+        return false;
     }
     return true;
   }
-  if (const auto *rs = dyn_cast<ReturnStmt>(s)) return !rs->getRetValue() || SideEffectFree::check(rs->getRetValue());
+  if (const auto *rs = dyn_cast<ReturnStmt>(s)) return !rs->getRetValue() || readsBeforeEffects(rs->getRetValue());
   const auto *e = dyn_cast<Expr>(s);
   if (!e) return false;
   e = stripImplicit(e);
@@ -129,11 +146,13 @@ bool isRunConsumer(const Stmt *s) {
   }
   if (lhs)
     return isa<DeclRefExpr>(lhs->IgnoreParenImpCasts()) && SideEffectFree::check(rhs);
-  return SideEffectFree::check(e);
+  return readsBeforeEffects(e);
 }
 
-/// References to declarations in the evaluated code of some statements: not
-/// inside lambdas (which may run after the run) or unevaluated operands.
+/// References to declarations in the code of some statements, not inside
+/// lambdas (which may run after the run). A reference in an unevaluated
+/// operand (`sizeof`, `decltype`) is collected too, and keeps its local: it
+/// is no operand of an elementwise operation.
 class RunReferences : public RecursiveASTVisitor<RunReferences> {
 public:
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }

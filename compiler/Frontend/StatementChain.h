@@ -15,10 +15,10 @@
 // statements of one block: declarations of arrays and scalars whose
 // initializers have no side effects (Kiln operations, views, creation,
 // scalar arithmetic), ended by one consumer (any statement of that kind, a
-// `return`, an assignment to a variable, or one update in place such as
-// `x += ...`). A call of a user function, a write into an array, a random
-// draw, a lambda that might run later or any control flow ends the run
-// before it.
+// call of any function on such arguments, a `return`, an assignment to a
+// variable, or one update in place such as `x += ...`). A call of a user
+// function whose value is an operand, a write into an array, a random draw,
+// a lambda that might run later or any control flow ends the run before it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_FRONTEND_STATEMENTCHAIN_H

@@ -50,6 +50,14 @@ void looped(f32 &x, int n) {
   }
 }
 
+// A consumer that calls a function on side-effect-free arguments: the
+// function runs after its arguments, so the chain fuses into them.
+// REPORT-DAG: printed_sum {{.*}} 4 ops of 2 statements
+void printed_sum(const f32 &x) {
+  auto d = x - 1.0f;
+  std::printf("%g\n", kiln::sum(d * d).item());
+}
+
 // Not fused across: each of these keeps `t` and has two kernels.
 // REPORT-DAG: printed {{.*}} 1 op {{ *}}1 array
 // CHECK-LABEL: f32 printed(
@@ -64,6 +72,13 @@ f32 printed(const f32 &x) {
 f32 user_call(const f32 &x) {
   auto t = x * 2.0f;
   return t + scale(1.0f); // a user function might write x
+}
+// CHECK-LABEL: f32 effect_in_argument(
+// CHECK-NEXT: auto t = ::kiln::detail::call_fused
+f32 use(const f32 &a, float b);
+f32 effect_in_argument(const f32 &x) {
+  auto t = x * 2.0f;
+  return use(t + 1.0f, scale(1.0f)); // scale() may run first and write x
 }
 // CHECK-LABEL: f32 viewed(
 // CHECK-NEXT: auto t = ::kiln::detail::call_fused
