@@ -194,11 +194,17 @@ graph::impl::~impl() {
     // At process exit the driver may be gone: errors are ignored.
     if (const auto *api = detail::cuda::driver()) {
       detail::make_current_quietly(*api, dev.index());
+      // Its memory may still be in use on another stream. A context that is
+      // gone took the graph with it: its handles are not touched again
+      // (compute-sanitizer was seen destroying the context of a graph
+      // launched on the legacy default stream; destroying the exec then
+      // crashed the process).
+      bool context_gone = false;
       if (launched_elsewhere.load(std::memory_order_relaxed))
-        api->cuCtxSynchronize(); // its memory may still be in use there
-      if (exec)
+        context_gone = api->cuCtxSynchronize() == CUDA_ERROR_CONTEXT_IS_DESTROYED;
+      if (exec && !context_gone)
         api->cuGraphExecDestroy(exec);
-      if (cu_graph)
+      if (cu_graph && !context_gone)
         api->cuGraphDestroy(cu_graph);
     }
   }
