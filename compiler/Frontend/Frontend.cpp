@@ -94,6 +94,7 @@ struct BodyAnalysis {
   /// Writes into arrays declared const: (where, the variable, the operation).
   std::vector<std::tuple<const Expr *, const VarDecl *, std::string>> constWrites;
   llvm::DenseMap<const VarDecl *, const Expr *> inlinedLocals;
+  llvm::DenseSet<const Expr *> inlinedInits; ///< their initializers
   std::vector<const DeclStmt *> removedDecls; ///< declarations of inlined locals
   std::vector<const Expr *> roots;            ///< innermost first
 };
@@ -178,15 +179,14 @@ BodyAnalysis analyzeBody(const FunctionDecl *fd, bool fuse, bool chains, const S
     }
     for (auto &[vd, init] : a.inlinedLocals) a.removedDecls.push_back(declOf[vd]);
   } else if (!fuse && chains) {
-    StatementChains found = findStatementChains(fd->getBody(), {&scan.seen, &scan.operands, &scan.refs}, ctx);
+    StatementChains found = findStatementChains(fd->getBody(), {&scan.seen, &scan.operands, &scan.refs});
     a.inlinedLocals = std::move(found.inlined);
     a.removedDecls = std::move(found.removedDecls);
   }
 
-  llvm::DenseSet<const Expr *> inlinedInits;
-  for (auto &[vd, init] : a.inlinedLocals) inlinedInits.insert(init);
+  for (auto &[vd, init] : a.inlinedLocals) a.inlinedInits.insert(init);
   for (const Expr *e : scan.fusable)
-    if (!scan.operands.count(e) && !inlinedInits.count(e)) a.roots.push_back(e);
+    if (!scan.operands.count(e) && !a.inlinedInits.count(e)) a.roots.push_back(e);
   // Innermost first: a root inside another's leaf is rewritten before it.
   std::stable_sort(a.roots.begin(), a.roots.end(), [&](const Expr *x, const Expr *y) {
     auto len = [&](const Expr *e) {
@@ -390,8 +390,6 @@ private:
     if (!analysis.constWrites.empty())
       return false;
     TreeBuilder tb(ctxAST_, &analysis.inlinedLocals);
-    llvm::DenseSet<const Expr *> inlinedInits;
-    for (const auto &local : analysis.inlinedLocals) inlinedInits.insert(local.second);
     RankInference ranks(ctxAST_, fd);
     unsigned k = 0;
     for (const Expr *root : analysis.roots) {
@@ -462,7 +460,7 @@ private:
             again = true;
             break;
           }
-          unsigned statements = statementsOf(*g, inlinedInits);
+          unsigned statements = statementsOf(*g, analysis.inlinedInits);
           out.push_back({tree, std::move(g), name, statements});
         }
       }

@@ -240,7 +240,7 @@ public:
 
 } // namespace
 
-StatementChains findStatementChains(const Stmt *body, const BodyFacts &facts, ASTContext &) {
+StatementChains findStatementChains(const Stmt *body, const BodyFacts &facts) {
   StatementChains chains;
   WrittenVariables written;
   written.TraverseStmt(const_cast<Stmt *>(body));

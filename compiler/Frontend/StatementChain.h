@@ -24,7 +24,6 @@
 #ifndef KILN_FRONTEND_STATEMENTCHAIN_H
 #define KILN_FRONTEND_STATEMENTCHAIN_H
 
-#include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
@@ -53,7 +52,7 @@ struct StatementChains {
 };
 
 /// Finds the chains in `body` (every block in it, lambda bodies included).
-StatementChains findStatementChains(const clang::Stmt *body, const BodyFacts &facts, clang::ASTContext &ctx);
+StatementChains findStatementChains(const clang::Stmt *body, const BodyFacts &facts);
 
 } // namespace kiln::frontend
 
