@@ -22,20 +22,30 @@ namespace {
 
 constexpr int calls = 100;
 
-/// Median wall-clock milliseconds of f(); s.synchronize().
-double median_wall_ms(const std::function<void()> &f, const kiln::stream &s, int reps = 50, int warmup = 5) {
-  for (int i = 0; i < warmup; ++i)
-    f();
-  s.synchronize();
-  std::vector<double> ts;
-  for (int i = 0; i < reps; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    s.synchronize();
-    ts.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::nth_element(ts.begin(), ts.begin() + ts.size() / 2, ts.end());
-  return ts[ts.size() / 2];
+/// Median wall-clock milliseconds of f() and its completion.
+double median_wall_ms(const std::function<void()> &f) { return bench::median_host_ms(f, 50, 5); }
+
+/// Captures `step`, times one graph::launch against `one_by_one` and emits
+/// both lines of a workload; `check` replays the graph once more and says
+/// whether it gave the one-by-one result.
+bool report(const char *workload, const kiln::stream &s, const std::function<void()> &step, double one_by_one,
+            double bytes, const std::function<bool(const kiln::graph &)> &check) {
+  const auto t0 = std::chrono::steady_clock::now();
+  kiln::graph g = kiln::capture(s, step);
+  const double capture_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double graph = median_wall_ms([&] { g.launch(s); });
+  const bool good = check(g);
+  const std::string extra = ", \"calls\": " + std::to_string(calls) + ", \"nodes\": " + std::to_string(g.num_nodes()) +
+                            ", \"capture_ms\": " + std::to_string(capture_ms) +
+                            ", \"graph_owned_bytes\": " + std::to_string(g.owned_bytes()) +
+                            ", \"one_by_one_ms\": " + std::to_string(one_by_one) +
+                            ", \"speedup\": " + std::to_string(one_by_one / graph) +
+                            ", \"goal_met\": " + (one_by_one / graph >= 3 ? "true" : "false") +
+                            ", \"check\": \"" + (good ? "ok" : "MISMATCH") + "\"";
+  const std::string name = std::string("kiln 100 x (") + workload + ") 2^16 f32, ";
+  bench::emit("graphs", (name + "one by one").c_str(), one_by_one, bytes);
+  bench::emit("graphs", (name + "one graph launch").c_str(), graph, bytes, extra.c_str());
+  return good;
 }
 
 bool same(const std::vector<float> &a, const std::vector<float> &b) { return a == b; }
@@ -63,27 +73,15 @@ int main() {
       for (int i = 0; i < calls; ++i)
         y += a * x;
     };
-    const double one_by_one = median_wall_ms(step, s);
+    const double one_by_one = median_wall_ms(step);
     y.assign(y0);
     step();
     const std::vector<float> want = y.to_vector();
-
-    auto t0 = std::chrono::steady_clock::now();
-    kiln::graph g = kiln::capture(s, step);
-    const double capture_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const double graph = median_wall_ms([&] { g.launch(s); }, s);
-    y.assign(y0);
-    g.launch(s);
-    const bool good = same(y.to_vector(), want);
-    ok = ok && good;
-    const std::string extra = ", \"calls\": " + std::to_string(calls) + ", \"nodes\": " +
-                              std::to_string(g.num_nodes()) + ", \"capture_ms\": " + std::to_string(capture_ms) +
-                              ", \"one_by_one_ms\": " + std::to_string(one_by_one) +
-                              ", \"speedup\": " + std::to_string(one_by_one / graph) +
-                              ", \"goal_met\": " + (one_by_one / graph >= 3 ? "true" : "false") +
-                              ", \"check\": \"" + (good ? "ok" : "MISMATCH") + "\"";
-    bench::emit("graphs", "kiln 100 x (y += a*x) 2^16 f32, one by one", one_by_one, bytes);
-    bench::emit("graphs", "kiln 100 x (y += a*x) 2^16 f32, one graph launch", graph, bytes, extra.c_str());
+    ok &= report("y += a*x", s, step, one_by_one, bytes, [&](const kiln::graph &g) {
+      y.assign(y0);
+      g.launch(s);
+      return same(y.to_vector(), want);
+    });
   }
 
   // A new array a call: y = a * x + y. The graph reads the y of before the
@@ -94,29 +92,17 @@ int main() {
       for (int i = 0; i < calls; ++i)
         y = a * x + y;
     };
-    const double one_by_one = median_wall_ms(step, s);
+    const double one_by_one = median_wall_ms(step);
     y = y0.copy();
     step();
     const std::vector<float> want = y.to_vector();
 
     const f32 input = y0.copy();
     y = input; // the array the first captured call reads
-    auto t0 = std::chrono::steady_clock::now();
-    kiln::graph g = kiln::capture(s, step);
-    const double capture_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const double graph = median_wall_ms([&] { g.launch(s); }, s);
-    g.launch(s); // input still holds y0: each replay computes the same result
-    const bool good = same(y.to_vector(), want);
-    ok = ok && good;
-    const std::string extra = ", \"calls\": " + std::to_string(calls) + ", \"nodes\": " +
-                              std::to_string(g.num_nodes()) + ", \"capture_ms\": " + std::to_string(capture_ms) +
-                              ", \"graph_owned_bytes\": " + std::to_string(g.owned_bytes()) +
-                              ", \"one_by_one_ms\": " + std::to_string(one_by_one) +
-                              ", \"speedup\": " + std::to_string(one_by_one / graph) +
-                              ", \"goal_met\": " + (one_by_one / graph >= 3 ? "true" : "false") +
-                              ", \"check\": \"" + (good ? "ok" : "MISMATCH") + "\"";
-    bench::emit("graphs", "kiln 100 x (y = a*x + y) 2^16 f32, one by one", one_by_one, bytes);
-    bench::emit("graphs", "kiln 100 x (y = a*x + y) 2^16 f32, one graph launch", graph, bytes, extra.c_str());
+    ok &= report("y = a*x + y", s, step, one_by_one, bytes, [&](const kiln::graph &g) {
+      g.launch(s); // input still holds y0: each replay computes the same result
+      return same(y.to_vector(), want);
+    });
   }
   return ok ? 0 : 1;
 }
