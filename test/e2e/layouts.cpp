@@ -1,7 +1,8 @@
 // Every layout the variants choose between (issue 11): column broadcasts and
 // outer products through `_rows` (an input with inner stride 0), rows whose
 // length is not a whole number of vectors, permutations of ranks 2 to 5
-// through the tiled strided loops, every dtype's vector width, and sizes big
+// through the tiled strided loops (and the host's 8 x 8 blocks of transposes),
+// every dtype's vector width, and sizes big
 // enough that the host backend splits the work across its threads. Each
 // result is compared element by element with a double reference computed
 // here from the same random inputs.
@@ -112,6 +113,34 @@ template <class T> void permutations(kiln::random::generator &rng, const char *t
         [&](auto k) { return C(double(ha[(k % 257) * 257 + k / 257]) + hb[k]); }, tol);
 }
 
+/// The host's 8 x 8 blocks (whole 128 x 8 tiles of a transposing loop,
+/// GenerateVariants.cpp buildHostBlock), with edge tiles beside them: every
+/// way an operand's block is reached (along rows, along columns, a column
+/// broadcast splat), a transposed destination, and a rank-3 batch.
+template <class T> void blocks(kiln::random::generator &rng, const char *type, double tol) {
+  const std::string t = type;
+  const std::int64_t r = 261, c = 139; // 2 whole tile rows, 17 whole tile columns, and edges
+  kiln::array<T> a = rng.random<T>({c, r}), b = rng.random<T>({r, c});
+  kiln::array<T> col = rng.random<T>({r, 1}), row = rng.random<T>({c});
+  const std::vector<T> ha = a.to_vector(), hb = b.to_vector(), hcol = col.to_vector(), hrow = row.to_vector();
+  auto at = [&](std::size_t k) { return double(ha[(k % c) * r + k / c]); }; // a.T()[k / c, k % c]
+  check(t + " 261x139 a.T() * 2 + 1", a.T() * T(2) + T(1), r * c, [&](auto k) { return C(2 * at(k) + 1); }, tol);
+  check(t + " 261x139 a.T() * b - col + row", a.T() * b - col + row, r * c,
+        [&](auto k) { return C(at(k) * hb[k] - hcol[k / c] + hrow[k % c]); }, tol);
+  // The destination's columns are contiguous: the block is transposed back.
+  kiln::array<T> d = b.T().copy();
+  kiln::array<T> dt = d.T();
+  dt += b * T(3);
+  check(t + " 139x261 d.T() += b * 3 (d = b.T())", d, r * c, [&](auto k) { return C(4.0 * hb[(k % r) * c + k / r]); }, tol);
+  // Rank 3: a batch of transposes.
+  kiln::array<T> x = rng.random<T>({3, 136, 256});
+  const std::vector<T> hx = x.to_vector();
+  check(t + " 3x256x136 x.transpose({0,2,1}) + 1", x.transpose({0, 2, 1}) + T(1), 3 * 256 * 136, [&](auto k) {
+    const std::size_t batch = k / (256 * 136), i = k / 136 % 256, j = k % 136;
+    return C(double(hx[(batch * 136 + j) * 256 + i]) + 1);
+  }, tol);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -121,6 +150,8 @@ int main(int argc, char **argv) {
   column_broadcasts<double>(rng, "float64", 1e-14);
   permutations<float>(rng, "float32", 1e-6);
   permutations<double>(rng, "float64", 1e-14);
+  blocks<float>(rng, "float32", 1e-6);
+  blocks<double>(rng, "float64", 1e-14);
 
   // Narrow and wide vector widths: int8 (16 a vector), complex (1).
   {
@@ -136,6 +167,10 @@ int main(int argc, char **argv) {
     }, 1e-6);
     kiln::array<bool> big = m > std::int8_t(0), bcol = col > std::int8_t(0);
     check("bool m && col", big && bcol, r * c, [&](auto k) { return C(double(hm[k] > 0 && hcol[k / c] > 0)); }, 0);
+    // Transposed, in 8 x 8 blocks of 1-byte elements.
+    check("int8 m.T() * 3", m.T() * std::int8_t(3), r * c,
+          [&](auto k) { return C(double(std::int8_t(hm[(k % r) * c + k / r] * 3))); }, 0);
+    check("bool !m.T()", !big.T(), r * c, [&](auto k) { return C(double(!(hm[(k % r) * c + k / r] > 0))); }, 0);
   }
   if (hashing) {
     std::printf("%016llx\n", static_cast<unsigned long long>(fnv));

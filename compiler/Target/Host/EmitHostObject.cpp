@@ -302,7 +302,7 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
       "convert-scf-to-cf,expand-strided-metadata,"
       "convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
       "convert-math-to-libm,"
-      "convert-complex-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
+      "convert-complex-to-llvm,convert-arith-to-llvm,convert-ub-to-llvm,convert-cf-to-llvm,"
       "convert-func-to-llvm,"
       "convert-index-to-llvm,reconcile-unrealized-casts";
   if (failed(parsePassPipeline(pipeline, pm)))

@@ -83,20 +83,43 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK: func.func @axpy_strided1({{.*}} attributes {kiln.host_variant = "strided1"}
 // Host rank >= 2: the last two dimensions walk 32 x 32 tiles, or 128 rows x
 // 8 columns when an operand's last stride is neither 1 nor 0 (a transposed
-// view); no division.
+// view), those tiles in 8 x 8 blocks when they are whole; no division.
 // CHECK: func.func @axpy_strided2({{.*}} attributes {kiln.host_variant = "strided2"}
 // CHECK: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK: memref.extract_strided_metadata
 // CHECK: arith.cmpi ne, %{{.*}}, %[[ONE]] : index
 // CHECK: arith.ori
+// Each operand's 8 x 8 block along its rows, or along its columns: the view
+// with the last two dimensions swapped, unit inner stride.
+// CHECK: %[[ALONG_ROWS:[a-z_0-9]+]] = memref.reinterpret_cast %[[BASE:[a-z_0-9]+]] to offset: [%[[OFF:[a-z_0-9]+]]], sizes: [%[[SIZES:[a-z_0-9]+]]#0, %[[SIZES]]#1], strides: [%[[STRIDES:[a-z_0-9]+]]#0, 1]
+// CHECK-NEXT: %[[ALONG_COLS:[a-z_0-9]+]] = memref.reinterpret_cast %[[BASE]] to offset: [%[[OFF]]], sizes: [%[[SIZES]]#1, %[[SIZES]]#0], strides: [%[[STRIDES]]#1, 1]
+// A transpose (every operand along rows or columns) walks tiles of 512 x 8.
 // CHECK: %[[C128:.*]] = arith.constant 128 : index
-// CHECK: %[[ROWS:.*]] = arith.select %{{.*}}, %[[C128]], %{{.*}} : index
+// CHECK: %[[ROWS:.*]] = arith.select %[[NARROW:.*]], %[[C128]], %{{.*}} : index
+// CHECK: %[[C512:.*]] = arith.constant 512 : index
+// CHECK: %[[BROWS:.*]] = arith.select %[[BLOCKED:.*]], %[[C512]], %[[ROWS]] : index
 // CHECK: %[[C8:.*]] = arith.constant 8 : index
-// CHECK: %[[COLS:.*]] = arith.select %{{.*}}, %[[C8]], %{{.*}} : index
-// CHECK: scf.for {{.*}} step %[[ROWS]]
-// CHECK: scf.for {{.*}} step %[[COLS]]
+// CHECK: %[[COLS:.*]] = arith.select %[[NARROW]], %[[C8]], %{{.*}} : index
+// CHECK: %[[BCOLS:.*]] = arith.select %[[BLOCKED]], %{{.*}}, %[[COLS]] : index
+// CHECK: scf.for %[[R0:.*]] = {{.*}} step %[[BROWS]]
+// CHECK: scf.for %[[C0:.*]] = {{.*}} step %[[BCOLS]]
 // CHECK: arith.minui
-// CHECK: scf.for
+// Tiles with whole columns: their rows 8 at a time in 8 x 8 blocks, 8 vector
+// loads an input (then a transpose in registers where it runs along
+// columns), 8 vector stores an output; the rows left element by element.
+// CHECK: %[[C8B:.*]] = arith.constant 8 : index
+// CHECK: scf.for %[[RB:.*]] = %[[R0]] to %[[SPLIT:.*]] step %[[C8B]] {
+// CHECK: scf.for %[[CB:.*]] = %[[C0]] to {{.*}} step %[[C8B]] {
+// CHECK: scf.if {{.*}} -> (vector<8x8xf32>)
+// CHECK-COUNT-8: vector.load %[[ALONG_ROWS]]{{.*}} vector<8xf32>
+// CHECK: } else {
+// CHECK-COUNT-8: vector.load %[[ALONG_COLS]]{{.*}} vector<8xf32>
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<8x8xf32> to vector<8x8xf32>
+// CHECK-COUNT-8: vector.store {{.*}} vector<8xf32>
+// CHECK: } else {
+// CHECK: vector.transpose
+// CHECK-COUNT-8: vector.store {{.*}} vector<8xf32>
+// CHECK: scf.for %{{.*}} = %[[SPLIT]] to
 // CHECK: scf.for
 // CHECK-NOT: arith.divui
 // CHECK: func.func @axpy_strided3
