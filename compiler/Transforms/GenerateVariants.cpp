@@ -70,11 +70,15 @@ constexpr int64_t kHostTallTile = 128, kHostNarrowTile = 8;
 /// operations (each block repeats the body 64 times).
 constexpr int64_t kHostBlock = 8;
 constexpr size_t kHostBlockBodyOps = 24;
-/// Their tiles: 512 rows by 8 columns. Measured (2026-11-27, 2-core Zen 3
-/// VM, 4096^2 float32 m.T() * 2 + 1, 2 threads, alternating runs of each
-/// build): 128 x 8 tiles 9.9-11.9 ms, 512 x 8 7.7-10.3, 512 x 16 8.9-10.7,
-/// 16 x 16 about 20; NumPy's F-order result 12.7-13.6.
-constexpr int64_t kHostBlockTileRows = 512, kHostBlockTileCols = 8;
+/// Their tiles: 512 rows by 16 columns (two blocks: a whole 64-byte line of
+/// float32 output a row). Measured on 4096^2 float32 m.T() * 2 + 1, alternating
+/// runs of each build (2026-11-27): 2 threads on the device machine's Xeon,
+/// 512 x 8 tiles 28.7-29.4 ms, 1024 x 8 26-31, 256 x 16 15.4-19.9, 512 x 16
+/// 15.9-19.9 (16 threads: 3.7-3.9 and 2.3-2.6 ms for 512 x 8 and x 16); on the
+/// 2-core Zen 3 build machine 512 x 8 and 512 x 16 within its noise (7.7-12.9
+/// ms), 128 x 8 9.9-11.9, 16 x 16 about 20. NumPy's F-order result: 18 and
+/// 12.7-17 ms.
+constexpr int64_t kHostBlockTileRows = 512, kHostBlockTileCols = 16;
 
 /// Builds the variants of one fused kernel.
 class VariantBuilder {

@@ -93,14 +93,15 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // with the last two dimensions swapped, unit inner stride.
 // CHECK: %[[ALONG_ROWS:[a-z_0-9]+]] = memref.reinterpret_cast %[[BASE:[a-z_0-9]+]] to offset: [%[[OFF:[a-z_0-9]+]]], sizes: [%[[SIZES:[a-z_0-9]+]]#0, %[[SIZES]]#1], strides: [%[[STRIDES:[a-z_0-9]+]]#0, 1]
 // CHECK-NEXT: %[[ALONG_COLS:[a-z_0-9]+]] = memref.reinterpret_cast %[[BASE]] to offset: [%[[OFF]]], sizes: [%[[SIZES]]#1, %[[SIZES]]#0], strides: [%[[STRIDES]]#1, 1]
-// A transpose (every operand along rows or columns) walks tiles of 512 x 8.
+// A transpose (every operand along rows or columns) walks tiles of 512 x 16.
 // CHECK: %[[C128:.*]] = arith.constant 128 : index
 // CHECK: %[[ROWS:.*]] = arith.select %[[NARROW:.*]], %[[C128]], %{{.*}} : index
 // CHECK: %[[C512:.*]] = arith.constant 512 : index
 // CHECK: %[[BROWS:.*]] = arith.select %[[BLOCKED:.*]], %[[C512]], %[[ROWS]] : index
 // CHECK: %[[C8:.*]] = arith.constant 8 : index
 // CHECK: %[[COLS:.*]] = arith.select %[[NARROW]], %[[C8]], %{{.*}} : index
-// CHECK: %[[BCOLS:.*]] = arith.select %[[BLOCKED]], %{{.*}}, %[[COLS]] : index
+// CHECK: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: %[[BCOLS:.*]] = arith.select %[[BLOCKED]], %[[C16]], %[[COLS]] : index
 // CHECK: scf.for %[[R0:.*]] = {{.*}} step %[[BROWS]]
 // CHECK: scf.for %[[C0:.*]] = {{.*}} step %[[BCOLS]]
 // CHECK: arith.minui
