@@ -77,7 +77,8 @@ constexpr size_t kHostBlockBodyOps = 24;
 /// 15.9-19.9 (16 threads: 3.7-3.9 and 2.3-2.6 ms for 512 x 8 and x 16); on the
 /// 2-core Zen 3 build machine 512 x 8 and 512 x 16 within its noise (7.7-12.9
 /// ms), 128 x 8 9.9-11.9, 16 x 16 about 20. NumPy's F-order result: 18 and
-/// 12.7-17 ms.
+/// 12.7-17 ms. Four blocks loaded before any is stored (16 x 16 at a time):
+/// Zen 3 8.4-11.6 ms, the Xeon 22.5-25: the best tile depends on the CPU.
 constexpr int64_t kHostBlockTileRows = 512, kHostBlockTileCols = 16;
 
 /// Builds the variants of one fused kernel.
