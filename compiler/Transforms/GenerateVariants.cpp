@@ -209,8 +209,10 @@ private:
       // in flight) by kHostTallTile rows (elements used per line). Measured
       // on a 4096^2 float32 transpose: 2x faster than 32 x 32.
       Value narrow = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+      SmallVector<memref::ExtractStridedMetadataOp> metadata;
       for (Value operand : operands) {
         auto md = memref::ExtractStridedMetadataOp::create(b, loc, operand);
+        metadata.push_back(md);
         Value stride = md.getStrides()[loops - 1]; // 0 (a broadcast) and 1 read along rows
         Value strided = arith::AndIOp::create(
             b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, stride, one),
@@ -220,7 +222,7 @@ private:
       std::optional<BlockViews> views;
       Value blocked = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
       if (hostBlocksFit()) {
-        views = blockViews(b, loc, loops);
+        views = blockViews(b, loc, loops, metadata);
         blocked = arith::AndIOp::create(b, loc, narrow, views->all);
       }
       auto edgeOf = [&](int64_t ifBlocked, int64_t ifNarrow, int64_t otherwise) -> Value {
@@ -276,13 +278,14 @@ private:
   /// columns (unit stride in the dimension before: vector loads of columns
   /// of the view with the last two dimensions swapped, then a transpose),
   /// or, an input only, one element a row (last stride 0, a column
-  /// broadcast: splat).
+  /// broadcast: splat). `metadata`: each operand's, as the tiled loops read it.
   struct BlockViews {
     SmallVector<Value> alongRows, splat; ///< i1 per operand
     SmallVector<Value> rowView, colView; ///< unit-stride views
     Value all;                           ///< every operand one of the three
   };
-  BlockViews blockViews(OpBuilder &b, Location loc, unsigned loops) {
+  BlockViews blockViews(OpBuilder &b, Location loc, unsigned loops,
+                        ArrayRef<memref::ExtractStridedMetadataOp> metadata) {
     BlockViews v;
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -291,7 +294,7 @@ private:
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
     };
     for (auto [i, t] : llvm::enumerate(k.operandTypes())) {
-      auto md = memref::ExtractStridedMetadataOp::create(b, loc, operands[i]);
+      memref::ExtractStridedMetadataOp md = metadata[i];
       SmallVector<OpFoldResult> sizes, strides, colSizes, colStrides;
       for (unsigned d = 0; d < loops; ++d) {
         sizes.push_back(md.getSizes()[d]);
@@ -380,20 +383,8 @@ private:
       SmallVector<Value> rowsIn;
       for (Value block : blocks)
         rowsIn.push_back(vector::ExtractOp::create(b, loc, block, j));
-      SmallVector<SmallVector<Value>> lanes(k.outputTypes.size());
-      for (int64_t l = 0; l < n; ++l) {
-        SmallVector<Value> in;
-        for (auto [i, t] : llvm::enumerate(k.inputTypes))
-          in.push_back(fromStorage(b, loc, vector::ExtractOp::create(b, loc, rowsIn[i], l), t));
-        SmallVector<Value> out = compute(b, in);
-        for (auto [o, t] : llvm::enumerate(k.outputTypes))
-          lanes[o].push_back(toStorage(b, loc, out[o], t));
-      }
-      for (auto [o, t] : llvm::enumerate(k.outputTypes)) {
-        auto row = VectorType::get({n}, storageType(t));
-        outBlocks[o] = vector::InsertOp::create(b, loc, vector::FromElementsOp::create(b, loc, row, lanes[o]),
-                                                outBlocks[o], j);
-      }
+      for (auto [o, row] : llvm::enumerate(computeLanes(b, loc, rowsIn, n)))
+        outBlocks[o] = vector::InsertOp::create(b, loc, row, outBlocks[o], j);
     }
     unsigned firstOut = k.inputTypes.size();
     for (auto [o, block] : llvm::enumerate(outBlocks)) {
@@ -529,6 +520,29 @@ private:
                               operands[base + i], indices);
   }
 
+  /// The body on `width` lanes: every input a vector<width> of its storage
+  /// type, computed lane by lane (scalar code: LLVM's SLP vectorizer joins
+  /// the lanes on the host), every output returned as a vector<width> of its
+  /// storage type.
+  SmallVector<Value> computeLanes(OpBuilder &b, Location loc, ArrayRef<Value> inputs, unsigned width) {
+    SmallVector<SmallVector<Value>> lanes(width);
+    for (auto [i, type] : llvm::enumerate(k.inputTypes))
+      for (unsigned lane = 0; lane < width; ++lane)
+        lanes[lane].push_back(
+            fromStorage(b, loc, vector::ExtractOp::create(b, loc, inputs[i], int64_t(lane)), type));
+    SmallVector<SmallVector<Value>> results;
+    for (unsigned lane = 0; lane < width; ++lane)
+      results.push_back(compute(b, lanes[lane]));
+    SmallVector<Value> outputs;
+    for (auto [o, type] : llvm::enumerate(k.outputTypes)) {
+      SmallVector<Value> elems;
+      for (unsigned lane = 0; lane < width; ++lane)
+        elems.push_back(toStorage(b, loc, results[lane][o], type));
+      outputs.push_back(vector::FromElementsOp::create(b, loc, VectorType::get({width}, storageType(type)), elems));
+    }
+    return outputs;
+  }
+
   /// Loads `width` consecutive elements of every input at `indices` (the
   /// last index advances) with aligned vector accesses, computes, and stores
   /// the outputs the same way.
@@ -536,7 +550,7 @@ private:
   /// broadcast is one scalar load splat across the vector.
   void vectorStep(OpBuilder &b, Location loc, unsigned width, ValueRange indices,
                   const RowInputs *rows = nullptr) {
-    SmallVector<SmallVector<Value>> lanes(width);
+    SmallVector<Value> vectors;
     for (auto [i, type] : llvm::enumerate(k.inputTypes)) {
       Type stored = storageType(type);
       auto vecType = VectorType::get({width}, stored);
@@ -558,22 +572,12 @@ private:
         scf::YieldOp::create(b, loc, ValueRange{load(rows->unit[i])});
         vec = pick.getResult(0);
       }
-      for (unsigned lane = 0; lane < width; ++lane)
-        lanes[lane].push_back(fromStorage(
-            b, loc, vector::ExtractOp::create(b, loc, vec, int64_t(lane)),
-            type));
+      vectors.push_back(vec);
     }
-    SmallVector<SmallVector<Value>> results;
-    for (unsigned lane = 0; lane < width; ++lane)
-      results.push_back(compute(b, lanes[lane]));
+    SmallVector<Value> results = computeLanes(b, loc, vectors, width);
     unsigned firstOut = k.inputTypes.size();
     for (auto [o, type] : llvm::enumerate(k.outputTypes)) {
-      SmallVector<Value> elems;
-      for (unsigned lane = 0; lane < width; ++lane)
-        elems.push_back(toStorage(b, loc, results[lane][o], type));
-      auto vecType = VectorType::get({width}, storageType(type));
-      Value vec = vector::FromElementsOp::create(b, loc, vecType, elems);
-      vector::StoreOp::create(b, loc, vec, operands[firstOut + o], indices,
+      vector::StoreOp::create(b, loc, results[o], operands[firstOut + o], indices,
                               /*nontemporal=*/false,
                               llvm::Align(width * storageBytes(type)));
     }
