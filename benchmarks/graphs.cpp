@@ -4,7 +4,7 @@
 // in-place update `y += a * x` (one fused kernel a call, no allocation) and
 // `y = a * x + y` (a new array a call: inside the capture each one is a block
 // the graph owns). Times are wall-clock milliseconds per 100 calls, issue
-// and completion (f(); s.synchronize()), medians; the graph line carries the
+// and completion (f(); kiln::synchronize()), medians; the graph line carries the
 // speedup over one by one (goal >= 3x). Each replay is checked against the
 // one-by-one result (bitwise: the same kernels in the same order); a
 // mismatch exits 1.

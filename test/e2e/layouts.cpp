@@ -113,13 +113,14 @@ template <class T> void permutations(kiln::random::generator &rng, const char *t
         [&](auto k) { return C(double(ha[(k % 257) * 257 + k / 257]) + hb[k]); }, tol);
 }
 
-/// The host's 8 x 8 blocks (whole 128 x 8 tiles of a transposing loop,
-/// GenerateVariants.cpp buildHostBlock), with edge tiles beside them: every
+/// The host's 8 x 8 blocks (the rows of a transposing loop's 512 x 16 tiles
+/// whose columns are whole, GenerateVariants.cpp buildHostBlock), with edge
+/// tiles and the rows % 8 left beside them: every
 /// way an operand's block is reached (along rows, along columns, a column
 /// broadcast splat), a transposed destination, and a rank-3 batch.
 template <class T> void blocks(kiln::random::generator &rng, const char *type, double tol) {
   const std::string t = type;
-  const std::int64_t r = 261, c = 139; // 2 whole tile rows, 17 whole tile columns, and edges
+  const std::int64_t r = 261, c = 139; // 32 block rows and 5 left, 8 whole tile columns and 11 left
   kiln::array<T> a = rng.random<T>({c, r}), b = rng.random<T>({r, c});
   kiln::array<T> col = rng.random<T>({r, 1}), row = rng.random<T>({c});
   const std::vector<T> ha = a.to_vector(), hb = b.to_vector(), hcol = col.to_vector(), hrow = row.to_vector();

@@ -83,7 +83,8 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK: func.func @axpy_strided1({{.*}} attributes {kiln.host_variant = "strided1"}
 // Host rank >= 2: the last two dimensions walk 32 x 32 tiles, or 128 rows x
 // 8 columns when an operand's last stride is neither 1 nor 0 (a transposed
-// view), those tiles in 8 x 8 blocks when they are whole; no division.
+// view), or, when every operand runs along rows or columns (a transpose),
+// 512 x 16 tiles whose rows go 8 at a time through 8 x 8 blocks; no division.
 // CHECK: func.func @axpy_strided2({{.*}} attributes {kiln.host_variant = "strided2"}
 // CHECK: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK: memref.extract_strided_metadata
