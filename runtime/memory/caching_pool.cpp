@@ -2,11 +2,12 @@
 //-------------===//
 //
 // Allocation takes a cached block of the same stream when one fits (no driver
-// call), else asks the backend (cuMemAlloc, cuMemHostAlloc or aligned
-// operator new); on OOM or a reached limit it frees the cache and retries once.
+// call), else asks the backend (cuMemAlloc, cuMemHostAlloc or host pages,
+// host_pages.hpp); on OOM or a reached limit it frees the cache and retries once.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/memory/caching_pool.hpp"
+#include "runtime/memory/host_pages.hpp"
 
 #include "kiln/error.hpp"
 
@@ -317,11 +318,10 @@ void *caching_pool::backend_allocate(std::size_t size) {
       return p;
     }
   }
-  return ::operator new (size, std::align_val_t{host_alignment}, std::nothrow);
+  return allocate_host_pages(size, host_alignment);
 }
 
 void caching_pool::backend_free(void *p, std::size_t size) {
-  (void)size;
   if (kind_ == backend::device) {
     const auto &api = cuda::require_driver();
     cuda::make_current(device_.index());
@@ -335,7 +335,7 @@ void caching_pool::backend_free(void *p, std::size_t size) {
       return;
     }
   }
-  ::operator delete (p, std::align_val_t{host_alignment});
+  free_host_pages(p, size, host_alignment);
 }
 
 void caching_pool::backend_synchronize() {

@@ -101,6 +101,26 @@ TEST(MemoryPool, SizeClassesAlignmentAndAccounting) {
   EXPECT_EQ(pool.total_bytes(), pool.used_bytes());
 }
 
+TEST(MemoryPool, BigHostBlocksStartOnHugePageBoundaries) {
+  // Blocks of 4 MiB or more are mapped on their own at a 2 MiB boundary and
+  // advised to transparent huge pages (host_pages.hpp), as NumPy's arrays;
+  // smaller ones keep the pool's 256-byte alignment.
+  auto &pool = host_pool();
+  pool.free_all_blocks();
+  for (std::size_t n : {std::size_t(4) << 20, (std::size_t(9) << 20) + 512, std::size_t(64) << 20}) {
+    kiln::allocation a = pool.allocate(n, host_stream());
+#if defined(__linux__)
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.get()) % (std::size_t(2) << 20), 0u) << n;
+#endif
+    check_usable(a.get(), n / sizeof(double), static_cast<unsigned>(n));
+  }
+  kiln::allocation small = pool.allocate((std::size_t(4) << 20) - 512, host_stream());
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(small.get()) % 256, 0u);
+  check_usable(small.get(), ((std::size_t(4) << 20) - 512) / sizeof(double), 9);
+  pool.free_all_blocks(); // unmaps the big blocks
+  EXPECT_EQ(pool.total_bytes(), pool.used_bytes());
+}
+
 TEST(MemoryPool, ZeroBytesGivesADistinctBlock) {
   kiln::allocation a = host_pool().allocate(0, host_stream());
   kiln::allocation b = host_pool().allocate(0, host_stream());
