@@ -20,6 +20,8 @@ done
 # The raw-kernel benchmark's peers: the same kernels in CUDA C, nvcc -O3.
 nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
 "$nvcc" -O3 -arch=sm_90 -o .carry/bin/bench_raw_nvcc benchmarks/raw_kernels_nvcc.cu
+# Programmatic dependent launch in CUDA C, beside bench_graphs.
+"$nvcc" -O3 -arch=sm_90 -o .carry/bin/bench_graphs_pdl_nvcc benchmarks/graphs_pdl_nvcc.cu
 strip .carry/bin/* 2>/dev/null || true
 # The benchmarks device-check.sh runs (with benchmarks/*.py, which travel with the tree).
 for b in bench_elementwise bench_reductions bench_host_reductions bench_host_elementwise bench_runtime bench_launch_overhead bench_raw_kernels bench_raw_nvcc bench_writes \

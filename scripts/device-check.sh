@@ -89,6 +89,9 @@ raw_module_bench() {
 graphs_bench() { # CUDA graphs: 100 small fused calls one by one vs one kiln::capture'd graph (goal >= 3x)
   [ -x "$bin/bench_graphs" ] || return 0
   bench graphs "$bin/bench_graphs"
+  # The same without programmatic dependent launch, for comparison (rows named "no PDL").
+  KILN_PROGRAMMATIC_LAUNCH=0 "$bin/bench_graphs" | sed 's/"name": "kiln /"name": "kiln (no PDL) /' | tee -a "$out/graphs.jsonl"
+  [ -x "$bin/bench_graphs_pdl_nvcc" ] && "$bin/bench_graphs_pdl_nvcc" | tee "$out/graphs_pdl_nvcc.log"
 }
 
 # --raw: only the raw kernels and raw CUDA modules (their unit tests, the
@@ -166,8 +169,9 @@ if [ "${1:-}" = "--writes" ]; then
   exit $fail
 fi
 
-# --graphs: only CUDA graphs (kiln::capture): the unit test, the same under
-# compute-sanitizer memcheck, and the benchmark, for a short device call.
+# --graphs: only CUDA graphs (kiln::capture) and back-to-back dependent
+# kernels (programmatic dependent launch): the unit test, the dependent-launch
+# program, both under compute-sanitizer, and the benchmark, for a short call.
 if [ "${1:-}" = "--graphs" ]; then
   t="$bin"/unit_runtime_graph_test
   if [ -x "$t" ]; then
@@ -176,6 +180,14 @@ if [ "${1:-}" = "--graphs" ]; then
       --gtest_brief=1 --gtest_filter='*Gpu*'
   else
     status+=("FAIL  unit_runtime_graph_test (not built)"); fail=1
+  fi
+  e="$bin"/e2e_dependent_launches
+  if [ -x "$e" ]; then
+    run e2e_dependent_launches "$e"
+    run nopdl.e2e_dependent_launches env KILN_PROGRAMMATIC_LAUNCH=0 "$e"
+    for tool in memcheck racecheck; do
+      run "$tool.e2e_dependent_launches" timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$e"
+    done
   fi
   [ "${2:-}" = "--no-bench" ] || graphs_bench
   [ -n "${OUT:-}" ] && cp "$out"/*.log "$out"/graphs.jsonl "$OUT"/ 2>/dev/null

@@ -25,7 +25,7 @@ bool bundleRawModules(std::vector<frontend::RawModuleDecl> &modules, const Drive
       continue;
     mlir::Location loc = mlir::FileLineColLoc::get(&context, m.file, m.line, 1);
     mlir::FailureOr<std::string> fatbin =
-        ptx::bundleFatbin(loc, m.ptx, m.target, opts.cudaArchs, tc.ptxas, tc.fatbinary, /*optLevel=*/3);
+        ptx::bundleFatbin(loc, m.ptx, m.target, /*ptx90=*/"", opts.cudaArchs, tc.ptxas, tc.fatbinary, /*optLevel=*/3);
     if (mlir::failed(fatbin))
       return false;
     m.fatbin = std::move(*fatbin);

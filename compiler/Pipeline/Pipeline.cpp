@@ -199,8 +199,20 @@ FailureOr<CompiledKernels> compile(ModuleOp fusedModule,
             << "kiln: ptxas not found at '" << ptxas
             << "'; emitting PTX only (no cubins for --cuda-arch)";
       } else {
+        // sm_90 and later get the kernels compiled for sm_90, where the
+        // elementwise ones overlap the kernel before them
+        // (Target/PTX/ProgrammaticLaunch.cpp).
+        if (llvm::any_of(options.cudaArchs, [](const std::string &arch) { return ptx::smNumber(arch) >= 90; })) {
+          ptx::PTXOptions options90 = ptxOptions;
+          options90.chip = "sm_90";
+          options90.programmaticLaunch = true;
+          FailureOr<std::string> text = ptx::emitPTX(*module, options90);
+          if (failed(text))
+            return failure();
+          result.ptx90 = std::move(*text);
+        }
         FailureOr<std::string> fatbin = ptx::bundleFatbin(
-            fusedModule.getLoc(), result.ptx, kPtxChip, options.cudaArchs,
+            fusedModule.getLoc(), result.ptx, kPtxChip, result.ptx90, options.cudaArchs,
             ptxas, options.fatbinaryPath, options.optLevel);
         if (failed(fatbin))
           return failure();

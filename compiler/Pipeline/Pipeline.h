@@ -40,6 +40,10 @@ struct CompiledKernels {
   std::string ptx; ///< one PTX module with every variant of every kernel
   /// PTX for sm_90 of the variants that need it (`_rrowsc`); empty if none.
   std::string ptxSm90;
+  /// The module's variants compiled for sm_90, with programmatic dependent
+  /// launch, when a --cuda-arch is sm_90 or later: the source of those
+  /// cubins (inside `fatbin`); empty otherwise.
+  std::string ptx90;
   /// Kernels with a `_rrowsc` entry in ptxSm90.
   std::vector<std::string> clusterKernels;
   std::string

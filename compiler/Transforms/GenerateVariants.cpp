@@ -116,6 +116,7 @@ public:
     FunctionType type = signature(rank);
     auto func = gpu::GPUFuncOp::create(b, k.func.getLoc(), name, type, workgroup);
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    func->setAttr(kProgrammaticLaunchAttr, b.getUnitAttr());
     Block &entry = func.getBody().front();
     b.setInsertionPointToStart(&entry);
     Location loc = k.func.getLoc();
@@ -373,7 +374,9 @@ private:
       yield(vector::TransposeOp::create(b, loc, loadBlock(v.colView[i], cb, rb, row), ArrayRef<int64_t>{1, 0}));
       blocks.push_back(rows.getResult(0));
     }
-    // The body lane by lane, a row at a time; outputs gathered as blocks.
+    // The body a row at a time, on whole vectors where it can be, else lane
+    // by lane; outputs gathered as blocks.
+    const bool vectors = bodyVectorizes();
     SmallVector<Value> outBlocks;
     for (Type t : k.outputTypes) {
       auto blockType = VectorType::get({n, n}, storageType(t));
@@ -383,7 +386,8 @@ private:
       SmallVector<Value> rowsIn;
       for (Value block : blocks)
         rowsIn.push_back(vector::ExtractOp::create(b, loc, block, j));
-      for (auto [o, row] : llvm::enumerate(computeLanes(b, loc, rowsIn, n)))
+      for (auto [o, row] :
+           llvm::enumerate(vectors ? computeVectors(b, loc, rowsIn, n) : computeLanes(b, loc, rowsIn, n)))
         outBlocks[o] = vector::InsertOp::create(b, loc, row, outBlocks[o], j);
     }
     unsigned firstOut = k.inputTypes.size();
@@ -461,18 +465,39 @@ private:
   }
 
   /// Memory/parameter representation to computation type (i8 -> i1).
+  /// (Scalars or vectors alike.)
   static Value fromStorage(OpBuilder &b, Location loc, Value value,
                            Type element) {
     if (!element.isInteger(1))
       return value;
-    Value zero = arith::ConstantIntOp::create(b, loc, value.getType(), 0);
+    Value zero = arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(value.getType())));
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value, zero);
   }
   static Value toStorage(OpBuilder &b, Location loc, Value value,
                          Type element) {
     if (!element.isInteger(1))
       return value;
-    return arith::ExtUIOp::create(b, loc, storageType(element), value);
+    Type stored = storageType(element);
+    if (auto vector = dyn_cast<VectorType>(value.getType()))
+      stored = vector.clone(stored);
+    return arith::ExtUIOp::create(b, loc, stored, value);
+  }
+
+  /// Maps the fused body's arguments to `inputs` (by kernel input) and the
+  /// values it uses from outside (scalar parameters, constants cloned here)
+  /// to `widen` of their value at this point.
+  void bindBody(OpBuilder &b, IRMapping &map, ArrayRef<Value> inputs, function_ref<Value(Value)> widen) {
+    linalg::GenericOp generic = k.generic;
+    Block &body = generic.getRegion().front();
+    for (auto [i, input] : llvm::enumerate(k.genericInputs))
+      map.map(body.getArgument(i), inputs[input]);
+    SetVector<Value> captured;
+    getUsedValuesDefinedAbove(generic.getRegion(), captured);
+    for (Value value : captured) {
+      Value scalar = isa<BlockArgument>(value) ? scalars[scalarOfArg.lookup(cast<BlockArgument>(value).getArgNumber())]
+                                               : b.clone(*value.getDefiningOp())->getResult(0);
+      map.map(value, widen(scalar));
+    }
   }
 
   /// The fused body on one element: input values in, output values out.
@@ -482,16 +507,7 @@ private:
     if (linalg::GenericOp generic = k.generic) {
       IRMapping map;
       Block &body = generic.getRegion().front();
-      for (auto [i, input] : llvm::enumerate(k.genericInputs))
-        map.map(body.getArgument(i), inputs[input]);
-      SetVector<Value> captured;
-      getUsedValuesDefinedAbove(generic.getRegion(), captured);
-      for (Value value : captured) {
-        if (auto arg = dyn_cast<BlockArgument>(value))
-          map.map(value, scalars[scalarOfArg.lookup(arg.getArgNumber())]);
-        else
-          map.map(value, b.clone(*value.getDefiningOp())->getResult(0));
-      }
+      bindBody(b, map, SmallVector<Value>(inputs), [](Value scalar) { return scalar; });
       for (Operation &op : body.without_terminator())
         b.clone(op, map);
       for (Value v : body.getTerminator()->getOperands())
@@ -540,6 +556,80 @@ private:
         elems.push_back(toStorage(b, loc, results[lane][o], type));
       outputs.push_back(vector::FromElementsOp::create(b, loc, VectorType::get({width}, storageType(type)), elems));
     }
+    return outputs;
+  }
+
+  /// Whether the fused body runs on whole vectors on the host with the bits
+  /// it has lane by lane (computeVectors): every operation an arith one that
+  /// maps elementwise over vectors (select included), a constant, or a math
+  /// function that lowers to vector instructions either way: the
+  /// instructions' (sqrt, abs, fma, rounding, copysign) and, on float32, the
+  /// polynomial approximations the host pipeline gives exp, log, log2 and
+  /// tanh (Target/Host/EmitHostObject.cpp). Library calls (sin and cos go to
+  /// libmvec lane by lane, the others to libm) keep computeLanes.
+  bool bodyVectorizes() const {
+    linalg::GenericOp generic = k.generic;
+    if (!generic)
+      return true;
+    static constexpr llvm::StringLiteral kInstructions[] = {"sqrt",  "absf",      "absi",  "fma",     "floor",
+                                                            "ceil",  "trunc",     "round", "roundeven", "copysign"};
+    static constexpr llvm::StringLiteral kApproximatedF32[] = {"exp", "log", "log2", "tanh"};
+    for (Operation &op : generic.getRegion().front().without_terminator()) {
+      if (op.getNumRegions() != 0 || op.getNumResults() != 1)
+        return false;
+      if (isa<arith::ConstantOp, arith::SelectOp>(op))
+        continue;
+      if (!OpTrait::hasElementwiseMappableTraits(&op))
+        return false;
+      if (isa<arith::ArithDialect>(op.getDialect()))
+        continue;
+      if (!isa<math::MathDialect>(op.getDialect()))
+        return false;
+      StringRef name = op.getName().stripDialect();
+      if (!llvm::is_contained(kInstructions, name) &&
+          !(llvm::is_contained(kApproximatedF32, name) && op.getResult(0).getType().isF32()))
+        return false;
+    }
+    return true;
+  }
+
+  /// The body on vectors of `width` (bodyVectorizes()): every input a
+  /// vector<width> of its storage type, every operation applied to whole
+  /// vectors (constants and captured scalars splat), every output returned as
+  /// a vector<width> of its storage type.
+  SmallVector<Value> computeVectors(OpBuilder &b, Location loc, ArrayRef<Value> inputs, unsigned width) {
+    auto vectorOf = [&](Type t) { return VectorType::get({int64_t(width)}, t); };
+    SmallVector<Value> in;
+    for (auto [i, type] : llvm::enumerate(k.inputTypes))
+      in.push_back(fromStorage(b, loc, inputs[i], type));
+    SmallVector<Value> yields;
+    if (linalg::GenericOp generic = k.generic) {
+      IRMapping map;
+      Block &body = generic.getRegion().front();
+      bindBody(b, map, in, [&](Value scalar) -> Value {
+        return vector::BroadcastOp::create(b, loc, vectorOf(scalar.getType()), scalar);
+      });
+      for (Operation &op : body.without_terminator()) {
+        Value result = op.getResult(0);
+        if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+          map.map(result, arith::ConstantOp::create(
+                              b, loc, DenseElementsAttr::get(vectorOf(result.getType()), constant.getValue())));
+          continue;
+        }
+        SmallVector<Value> operands;
+        for (Value operand : op.getOperands())
+          operands.push_back(map.lookup(operand));
+        OperationState state(loc, op.getName().getIdentifier(), operands, TypeRange{vectorOf(result.getType())},
+                             op.getAttrs());
+        map.map(result, b.create(state)->getResult(0));
+      }
+      for (Value v : body.getTerminator()->getOperands())
+        yields.push_back(map.lookupOrDefault(v));
+    }
+    SmallVector<Value> outputs;
+    for (auto [o, source] : llvm::enumerate(k.outputs))
+      outputs.push_back(toStorage(b, loc, source.fromGeneric ? yields[source.index] : in[source.index],
+                                  k.outputTypes[o]));
     return outputs;
   }
 
@@ -1044,6 +1134,7 @@ void registerKilnPasses() {
   registerPass([] { return createExpandCombinePass(); });
   registerPass([] { return createRawKernelsToGPUPass(); });
   registerPass([] { return createRawKernelsToHostPass(); });
+  registerPass([] { return createProgrammaticLaunchPass(); });
 }
 
 } // namespace kiln

@@ -25,6 +25,11 @@ inline constexpr llvm::StringLiteral kGpuModuleName = "kiln_kernels";
 /// clusters), compiled to a PTX module of their own.
 inline constexpr llvm::StringLiteral kGpuModuleSm90Name = "kiln_kernels_sm90";
 
+/// Unit attribute on GPU kernels that may overlap the kernel before them on
+/// their stream (programmatic dependent launch, sm_90+): the elementwise
+/// variants. kiln-programmatic-launch gives them their griddepcontrol.
+inline constexpr llvm::StringLiteral kProgrammaticLaunchAttr = "kiln.programmatic_launch";
+
 /// `kiln-fuse-kernels`: records the number of linalg.generic ops of each
 /// kiln.kernel function, then fuses them with MLIR's elementwise fusion
 /// (producers with several uses included) and canonicalizes.
@@ -43,6 +48,11 @@ std::unique_ptr<mlir::Pass> createGenerateVariantsPass();
 /// `kiln-expand-combine`: replaces kiln.combine ops by the arith/complex ops
 /// of their sequential update.
 std::unique_ptr<mlir::Pass> createExpandCombinePass();
+
+/// `kiln-programmatic-launch` (on a gpu.module, for sm_90 and later): starts
+/// every gpu.func marked kiln.programmatic_launch with
+/// griddepcontrol.launch_dependents then griddepcontrol.wait.
+std::unique_ptr<mlir::Pass> createProgrammaticLaunchPass();
 
 /// Registers the passes above with MLIR's pass registry.
 void registerKilnPasses();

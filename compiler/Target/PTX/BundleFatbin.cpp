@@ -50,6 +50,9 @@ LogicalResult runTool(Location loc, llvm::StringRef program,
                         << (output.empty() ? "" : ":\n" + output);
 }
 
+
+} // namespace
+
 int smNumber(llvm::StringRef arch) {
   int number = 0;
   arch.consume_front("sm_");
@@ -61,10 +64,8 @@ int smNumber(llvm::StringRef arch) {
              : number;
 }
 
-} // namespace
-
 FailureOr<std::string>
-bundleFatbin(Location loc, llvm::StringRef ptx, llvm::StringRef ptxArch,
+bundleFatbin(Location loc, llvm::StringRef ptx, llvm::StringRef ptxArch, llvm::StringRef ptx90,
              llvm::ArrayRef<std::string> archs, llvm::StringRef ptxasPath,
              llvm::StringRef fatbinaryPath, int optLevel) {
   if (ptxasPath.empty())
@@ -91,17 +92,17 @@ bundleFatbin(Location loc, llvm::StringRef ptx, llvm::StringRef ptxArch,
     return temps.back();
   };
 
-  FailureOr<std::string> ptxFile = temp("ptx"), errFile = temp("log"),
+  FailureOr<std::string> ptxFile = temp("ptx"), ptx90File = temp("ptx"), errFile = temp("log"),
                          fatbinFile = temp("fatbin");
-  if (failed(ptxFile) || failed(errFile) || failed(fatbinFile))
+  if (failed(ptxFile) || failed(ptx90File) || failed(errFile) || failed(fatbinFile))
     return failure();
-  {
+  for (auto [file, text] : {std::pair{*ptxFile, ptx}, std::pair{*ptx90File, ptx90}}) {
     std::error_code ec;
-    llvm::raw_fd_ostream os(*ptxFile, ec);
+    llvm::raw_fd_ostream os(file, ec);
     if (ec)
       return emitError(loc)
-             << "kiln: cannot write " << *ptxFile << ": " << ec.message();
-    os << ptx;
+             << "kiln: cannot write " << file << ": " << ec.message();
+    os << text;
   }
 
   std::vector<std::string> fatbinArgs = {fatbinaryPath.str(), "--64",
@@ -116,8 +117,9 @@ bundleFatbin(Location loc, llvm::StringRef ptx, llvm::StringRef ptxArch,
     if (failed(cubin))
       return failure();
     std::string archFlag = "-arch=" + arch;
+    const std::string &source = sm >= 90 && !ptx90.empty() ? *ptx90File : *ptxFile;
     if (failed(runTool(loc, ptxasPath,
-                       {ptxasPath, archFlag, opt, *ptxFile, "-o", *cubin},
+                       {ptxasPath, archFlag, opt, source, "-o", *cubin},
                        *errFile)))
       return failure();
     fatbinArgs.push_back("--image3=kind=elf,sm=" + std::to_string(sm) +
@@ -125,6 +127,8 @@ bundleFatbin(Location loc, llvm::StringRef ptx, llvm::StringRef ptxArch,
   }
   fatbinArgs.push_back("--image3=kind=ptx,sm=" +
                        std::to_string(smNumber(ptxArch)) + ",file=" + *ptxFile);
+  if (!ptx90.empty()) // JIT for GPUs after sm_90 that have no cubin
+    fatbinArgs.push_back("--image3=kind=ptx,sm=90,file=" + *ptx90File);
   llvm::SmallVector<llvm::StringRef> argRefs(fatbinArgs.begin(),
                                              fatbinArgs.end());
   if (failed(runTool(loc, fatbinaryPath, argRefs, *errFile)))

@@ -18,10 +18,17 @@ namespace kiln::ptx {
 llvm::StringRef defaultPtxasPath();
 llvm::StringRef defaultFatbinaryPath();
 
+/// The number of an arch name: 90 for "sm_90", "sm_90a" or "compute_90";
+/// -1 when it is not one.
+int smNumber(llvm::StringRef arch);
+
 /// Compiles `ptx` (whose .target is `ptxArch`) for each of `archs` and
-/// returns the fatbin bytes. Errors are reported at `loc`.
+/// returns the fatbin bytes with `ptx` inside for JIT. `ptx90`, when not
+/// empty, is the same kernels for sm_90 (with programmatic dependent launch):
+/// the cubins of sm_90 and later come from it, and it is embedded too.
+/// Errors are reported at `loc`.
 mlir::FailureOr<std::string>
-bundleFatbin(mlir::Location loc, llvm::StringRef ptx, llvm::StringRef ptxArch,
+bundleFatbin(mlir::Location loc, llvm::StringRef ptx, llvm::StringRef ptxArch, llvm::StringRef ptx90,
              llvm::ArrayRef<std::string> archs, llvm::StringRef ptxasPath,
              llvm::StringRef fatbinaryPath, int optLevel);
 

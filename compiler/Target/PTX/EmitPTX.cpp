@@ -64,11 +64,12 @@ FailureOr<std::string> emitPTX(ModuleOp module, const PTXOptions &options) {
                          : "";
   std::string pipeline = llvm::formatv(
       "nvvm-attach-target{{chip={0} features={1} O={2}{3}},"
-      "gpu.module(convert-complex-to-standard,convert-vector-to-scf,convert-"
+      "gpu.module({4}convert-complex-to-standard,convert-vector-to-scf,convert-"
       "scf-to-cf,"
       "convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
       "gpu-module-to-binary{{format=isa}",
-      options.chip, options.features, options.optLevel, link);
+      options.chip, options.features, options.optLevel, link,
+      options.programmaticLaunch ? "kiln-programmatic-launch," : "");
 
   PassManager pm(ctx);
   if (failed(parsePassPipeline(pipeline, pm)))

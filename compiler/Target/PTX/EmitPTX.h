@@ -21,6 +21,8 @@ struct PTXOptions {
   std::string libdevicePath;
   /// The gpu.module to compile; empty: @kiln_kernels.
   std::string moduleName;
+  /// Runs kiln-programmatic-launch first (needs sm_90 or later).
+  bool programmaticLaunch = false;
 };
 
 /// PTX of the gpu.module @kiln_kernels (or options.moduleName) in `module`

@@ -1,9 +1,10 @@
 //===- kiln-translate.cpp - Kiln's back ends on a .mlir file --------------===//
 //
 // Reads a module of kiln.kernel functions and runs the pipeline of
-// Pipeline.h: --fused-mlir prints the fused module, --ptx the PTX, --host-ir
-// the optimized host LLVM IR, --host-object / --fatbin write binaries,
-// --fusion-stats the fusion statistics. For lit tests and debugging.
+// Pipeline.h: --fused-mlir prints the fused module, --ptx the PTX (--ptx90
+// the sm_90 PTX of programmatic launch, --ptx-sm90 the cluster module),
+// --host-ir the optimized host LLVM IR, --host-object / --fatbin write
+// binaries, --fusion-stats the fusion statistics. For lit tests and debugging.
 //
 //===----------------------------------------------------------------------===//
 #include "Conversion/RawKernels/RawKernels.h"
@@ -23,7 +24,7 @@
 
 namespace cl = llvm::cl;
 
-enum class Action { Fuse, Ptx, PtxSm90, HostIR, HostObject, Fatbin, Stats };
+enum class Action { Fuse, Ptx, PtxSm90, Ptx90, HostIR, HostObject, Fatbin, Stats };
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
                                       cl::init("-"));
@@ -36,6 +37,9 @@ static cl::opt<Action> action(
                clEnumValN(Action::Ptx, "ptx", "PTX of every variant"),
                clEnumValN(Action::PtxSm90, "ptx-sm90",
                           "PTX of the sm_90 variants (thread-block clusters)"),
+               clEnumValN(Action::Ptx90, "ptx90",
+                          "PTX of every variant for sm_90 (programmatic launch; "
+                          "with a --cuda-arch of sm_90 or later)"),
                clEnumValN(Action::HostIR, "host-ir",
                           "optimized LLVM IR of the host variants"),
                clEnumValN(Action::HostObject, "host-object",
@@ -88,7 +92,8 @@ int main(int argc, char **argv) {
     kiln::pipeline::Options options;
     options.optLevel = optLevel;
     options.cudaArchs.assign(cudaArchs.begin(), cudaArchs.end());
-    options.emitPtx = action == Action::Ptx || action == Action::PtxSm90 || action == Action::Fatbin;
+    options.emitPtx = action == Action::Ptx || action == Action::PtxSm90 || action == Action::Ptx90 ||
+                         action == Action::Fatbin;
     options.emitHost = action == Action::HostObject;
     if (action == Action::HostIR) {
       // The host back end alone, printing IR instead of an object.
@@ -111,6 +116,7 @@ int main(int argc, char **argv) {
         return 1;
       text = action == Action::Ptx          ? compiled->ptx
              : action == Action::PtxSm90    ? compiled->ptxSm90
+             : action == Action::Ptx90      ? compiled->ptx90
              : action == Action::HostObject ? compiled->hostObject
                                             : compiled->fatbin;
     }

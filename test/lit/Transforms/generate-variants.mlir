@@ -21,7 +21,7 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK: gpu.module @kiln_kernels
-// CHECK: gpu.func @axpy_contig(%[[X:.*]]: memref<?xf32, strided<[1], offset: ?>>, %[[Y:.*]]: memref<?xf32, strided<[1], offset: ?>>, %[[O:.*]]: memref<?xf32, strided<[1], offset: ?>>, %[[A:.*]]: f32) kernel
+// CHECK: gpu.func @axpy_contig(%[[X:.*]]: memref<?xf32, strided<[1], offset: ?>>, %[[Y:.*]]: memref<?xf32, strided<[1], offset: ?>>, %[[O:.*]]: memref<?xf32, strided<[1], offset: ?>>, %[[A:.*]]: f32) kernel attributes {kiln.programmatic_launch}
 // CHECK-DAG: gpu.block_id x
 // CHECK-DAG: gpu.grid_dim x
 // CHECK: %[[C4:.*]] = arith.constant 4 : index
@@ -47,7 +47,7 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // (8 elements a thread; the runtime reads the size back).
 // CHECK: gpu.func @axpy_strided2(%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>
 // CHECK-SAME: workgroup(%[[T0:.*]] : memref<64x65xf32, #gpu.address_space<workgroup>>, %[[T1:.*]] : memref<64x65xf32, #gpu.address_space<workgroup>>)
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 512, 1, 1>}
+// CHECK-SAME: kernel attributes {kiln.programmatic_launch, known_block_size = array<i32: 512, 1, 1>}
 // CHECK: memref.extract_strided_metadata
 // CHECK: arith.cmpi ult
 // CHECK: scf.for
@@ -117,6 +117,10 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK: } else {
 // CHECK-COUNT-8: vector.load %[[ALONG_COLS]]{{.*}} vector<8xf32>
 // CHECK: vector.transpose %{{.*}}, [1, 0] : vector<8x8xf32> to vector<8x8xf32>
+// The body on whole rows of the block (computeVectors): a splat, then the
+// multiply and add once a row.
+// CHECK: vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK-COUNT-8: arith.mulf %{{.*}}, %{{.*}} : vector<8xf32>
 // CHECK-COUNT-8: vector.store {{.*}} vector<8xf32>
 // CHECK: } else {
 // CHECK: vector.transpose
