@@ -4,6 +4,8 @@
 // same run.
 #include "bench.hpp"
 
+#include <kiln/graph.hpp>
+
 using f32 = kiln::array<float>;
 
 KILN_FUSE f32 saxpy(float a, const f32 &x, const f32 &y) { return a * x + y; }
@@ -81,5 +83,25 @@ int main() {
   const std::int64_t small = std::int64_t(1) << 20;
   f32 xs = rng.random<float>({small}), outs = kiln::empty<float>({small});
   bench::emit("elementwise", "kiln GELU 2^20", bench::median_ms([&] { outs = gelu(xs); }), 2.0 * small * 4);
+  // The same small call where its launch is amortized: 100 calls back to back
+  // on the stream (a loop over small arrays), and 100 captured once in a graph
+  // and replayed (docs/runtime-graphs.md); per call.
+  constexpr int calls = 100;
+  bench::emit("elementwise", "kiln GELU 2^20, 100 calls back to back (per call)",
+              bench::median_ms([&] {
+                for (int i = 0; i < calls; ++i)
+                  outs = gelu(xs);
+              }, 10) / calls,
+              2.0 * small * 4);
+  {
+    kiln::stream s;
+    kiln::stream_scope on_s(s);
+    kiln::graph g = kiln::capture(s, [&] {
+      for (int i = 0; i < calls; ++i)
+        outs = gelu(xs);
+    });
+    bench::emit("elementwise", "kiln GELU 2^20, graph of 100 calls (per call)",
+                bench::median_ms([&] { g.launch(s); }, 10) / calls, 2.0 * small * 4);
+  }
   return 0;
 }

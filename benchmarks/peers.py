@@ -119,6 +119,28 @@ xs = x[: 1 << 20].copy()
 emit("cupy eager GELU 2^20", bench(lambda: cp.float32(0.5) * xs * (cp.float32(1) + cp.tanh(cp.float32(0.7978845608) * (xs + cp.float32(0.044715) * xs * xs * xs)))), 2 * xs.nbytes)
 emit("cupy.fuse GELU 2^20", bench(lambda: gelu(xs)), 2 * xs.nbytes)
 
+
+def hundred(f):
+    def run():
+        for _ in range(100):
+            f()
+    return run
+
+
+emit("cupy.fuse GELU 2^20, 100 calls back to back (per call)", bench(hundred(lambda: gelu(xs)), 10) / 100, 2 * xs.nbytes)
+try:  # CuPy's stream capture (Stream.begin_capture / end_capture, Graph.launch)
+    capture_stream = cp.cuda.Stream(non_blocking=True)
+    with capture_stream:
+        gelu(xs)  # compiled before the capture
+        capture_stream.begin_capture()
+        for _ in range(100):
+            gelu(xs)
+        cupy_graph = capture_stream.end_capture()
+        emit("cupy.fuse GELU 2^20, graph of 100 calls (per call)", bench(lambda: cupy_graph.launch(capture_stream), 10) / 100,
+             2 * xs.nbytes)
+except Exception as e:  # noqa: BLE001 - a peer that cannot capture is reported, not fatal
+    print(json.dumps(dict(suite="peers", name="cupy.fuse GELU 2^20, graph of 100 calls", error=str(e))), flush=True)
+
 import torch
 tx = torch.as_tensor(x, device="cuda")
 ty = torch.as_tensor(y, device="cuda")
@@ -142,6 +164,8 @@ TP = tx.view(512, 512, 1024).permute(2, 0, 1)
 emit("torch permuted 3-d (2,0,1) *2+1", bench(lambda: TP * 2.0 + 1.0), 2 * B)
 txs = torch.as_tensor(xs, device="cuda")
 emit("torch GELU 2^20", bench(lambda: torch.nn.functional.gelu(txs, approximate="tanh")), 2 * xs.nbytes)
+emit("torch GELU 2^20, 100 calls back to back (per call)",
+     bench(hundred(lambda: torch.nn.functional.gelu(txs, approximate="tanh")), 10) / 100, 2 * xs.nbytes)
 del tx, ty, TX, TP
 
 # Runtime peers.
