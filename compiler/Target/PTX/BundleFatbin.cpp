@@ -50,7 +50,6 @@ LogicalResult runTool(Location loc, llvm::StringRef program,
                         << (output.empty() ? "" : ":\n" + output);
 }
 
-
 } // namespace
 
 int smNumber(llvm::StringRef arch) {
