@@ -10,6 +10,7 @@
 #include "Analysis/ReductionProgram.h"
 #include "Conversion/RawKernels/RawKernels.h"
 #include "Conversion/ReductionToVariants/ReductionVariants.h"
+#include "Target/Host/EmitHostObject.h"
 #include "Transforms/KernelSignature.h"
 #include "Transforms/Passes.h"
 
@@ -329,7 +330,7 @@ private:
   /// One 8 x 8 block at (rb, cb) of the last two dimensions (`outer` indexes
   /// the others): every input's block read with 8 vector loads (and a
   /// transpose in registers where it runs along columns), the body computed
-  /// lane by lane (LLVM's SLP vectorizer joins the lanes), every output's
+  /// a row at a time (computeVectors, else computeLanes), every output's
   /// block written with 8 vector stores.
   void buildHostBlock(OpBuilder &b, Location loc, ValueRange outer, Value rb, Value cb, const BlockViews &v) {
     constexpr int64_t n = kHostBlock;
@@ -486,7 +487,7 @@ private:
   /// Maps the fused body's arguments to `inputs` (by kernel input) and the
   /// values it uses from outside (scalar parameters, constants cloned here)
   /// to `widen` of their value at this point.
-  void bindBody(OpBuilder &b, IRMapping &map, ArrayRef<Value> inputs, function_ref<Value(Value)> widen) {
+  void bindBody(OpBuilder &b, IRMapping &map, ValueRange inputs, function_ref<Value(Value)> widen) {
     linalg::GenericOp generic = k.generic;
     Block &body = generic.getRegion().front();
     for (auto [i, input] : llvm::enumerate(k.genericInputs))
@@ -507,7 +508,7 @@ private:
     if (linalg::GenericOp generic = k.generic) {
       IRMapping map;
       Block &body = generic.getRegion().front();
-      bindBody(b, map, SmallVector<Value>(inputs), [](Value scalar) { return scalar; });
+      bindBody(b, map, inputs, [](Value scalar) { return scalar; });
       for (Operation &op : body.without_terminator())
         b.clone(op, map);
       for (Value v : body.getTerminator()->getOperands())
@@ -565,7 +566,7 @@ private:
   /// function that lowers to vector instructions either way: the
   /// instructions' (sqrt, abs, fma, rounding, copysign) and, on float32, the
   /// polynomial approximations the host pipeline gives exp, log, log2 and
-  /// tanh (Target/Host/EmitHostObject.cpp). Library calls (sin and cos go to
+  /// tanh (host::kApproximatedF32). Library calls (sin and cos go to
   /// libmvec lane by lane, the others to libm) keep computeLanes.
   bool bodyVectorizes() const {
     linalg::GenericOp generic = k.generic;
@@ -573,7 +574,6 @@ private:
       return true;
     static constexpr llvm::StringLiteral kInstructions[] = {"sqrt",  "absf",      "absi",  "fma",     "floor",
                                                             "ceil",  "trunc",     "round", "roundeven", "copysign"};
-    static constexpr llvm::StringLiteral kApproximatedF32[] = {"exp", "log", "log2", "tanh"};
     for (Operation &op : generic.getRegion().front().without_terminator()) {
       if (op.getNumRegions() != 0 || op.getNumResults() != 1)
         return false;
@@ -587,7 +587,7 @@ private:
         return false;
       StringRef name = op.getName().stripDialect();
       if (!llvm::is_contained(kInstructions, name) &&
-          !(llvm::is_contained(kApproximatedF32, name) && op.getResult(0).getType().isF32()))
+          !(llvm::is_contained(host::kApproximatedF32, name) && op.getResult(0).getType().isF32()))
         return false;
     }
     return true;

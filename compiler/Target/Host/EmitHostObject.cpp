@@ -105,16 +105,6 @@ void addRawWrapper(OpBuilder &b, LLVM::LLVMFuncOp callee, const RawHostForm &for
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 }
 
-/// The float32 functions the host computes with MLIR's polynomial
-/// approximations (mlir/lib/Dialect/Math/Transforms/PolynomialApproximation):
-/// branch-free arithmetic that vectorizes, within a few ulps of the correctly
-/// rounded result over their whole range (test/e2e/math_accuracy.cpp
-/// measures each one against float64 and docs/operations.md states the
-/// bounds). Others (sin, cos, tan, pow, float64 everything) stay libm calls.
-/// (MLIR's sin and cos reduce their argument in float32: thousands of ulps
-/// near multiples of pi/2, so they stay libm's.)
-constexpr llvm::StringLiteral kApproximated[] = {"exp", "log", "log2", "tanh"};
-
 /// MLIR's float32 log and log2 approximations read the exponent field, so a
 /// subnormal argument (below 2^-126) comes out millions of ulps off: scale
 /// those by 2^24 first and subtract 24 ln 2 (or 24) after. Zero, negative,
@@ -157,7 +147,7 @@ LogicalResult approximateMath(ModuleOp module) {
   rescaleSubnormalLogs(module);
   auto selected = [](llvm::StringRef name) {
     name.consume_front("math.");
-    return llvm::is_contained(kApproximated, name);
+    return llvm::is_contained(kApproximatedF32, name);
   };
   SmallVector<Operation *> ops;
   llvm::SmallPtrSet<Operation *, 8> userFma; // the program's own fused multiply-adds stay

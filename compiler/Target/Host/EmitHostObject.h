@@ -10,10 +10,21 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <string>
 
 namespace kiln::host {
+
+/// The float32 functions the host computes with MLIR's polynomial
+/// approximations (mlir/lib/Dialect/Math/Transforms/PolynomialApproximation):
+/// branch-free arithmetic that vectorizes, within a few ulps of the correctly
+/// rounded result over their whole range (test/e2e/math_accuracy.cpp
+/// measures each one against float64 and docs/operations.md states the
+/// bounds). Others (sin, cos, tan, pow, float64 everything) stay libm calls.
+/// (MLIR's sin and cos reduce their argument in float32: thousands of ulps
+/// near multiples of pi/2, so they stay libm's.)
+inline constexpr llvm::StringLiteral kApproximatedF32[] = {"exp", "log", "log2", "tanh"};
 
 enum class HostOutput { Object, LLVMIR };
 
