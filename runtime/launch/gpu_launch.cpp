@@ -276,6 +276,22 @@ static kernel_image image_of(const fused_kernel &k) {
   return {&k, k.name, k.ptx, k.fatbin, k.fatbin_size};
 }
 
+/// cuLaunchKernelEx of `f` over a 1-D grid of 1-D blocks with one launch
+/// attribute.
+static CUresult launch_with(const cuda::driver_api &api, CUfunction f, unsigned grid, unsigned block,
+                            unsigned shared_bytes, void *stream, CUlaunchAttribute attribute, void **args) {
+  CUlaunchConfig config{};
+  config.gridDimX = grid;
+  config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = block;
+  config.blockDimY = config.blockDimZ = 1;
+  config.sharedMemBytes = shared_bytes;
+  config.hStream = static_cast<CUstream>(stream);
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return api.cuLaunchKernelEx(&config, f, args, nullptr);
+}
+
 /// Whether elementwise kernels compiled for sm_90 launch with programmatic
 /// stream serialization: yes unless KILN_PROGRAMMATIC_LAUNCH=0 (read once).
 static bool programmatic_launch_enabled() {
@@ -294,8 +310,9 @@ void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
   CUfunction f = function_of(api, e, variant, elementwise_suffixes[variant], block,
                              variant == 2 ? staged_block : default_block);
   const launch_dims d = elementwise_dims(n, variant, k.vector_width, block, e.multiprocessors);
+  const bool programmatic = e.sm90_code[variant] && programmatic_launch_enabled();
   CUresult r;
-  if (e.sm90_code[variant] && programmatic_launch_enabled()) {
+  if (programmatic) {
     // Programmatic dependent launch: the kernel's launch and block
     // scheduling overlap the end of the kernel before it on the stream; its
     // griddepcontrol.wait holds every memory access until that kernel has
@@ -304,20 +321,12 @@ void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
     CUlaunchAttribute attribute{};
     attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     attribute.value.programmaticStreamSerializationAllowed = 1;
-    CUlaunchConfig config{};
-    config.gridDimX = d.grid;
-    config.gridDimY = config.gridDimZ = 1;
-    config.blockDimX = d.block;
-    config.blockDimY = config.blockDimZ = 1;
-    config.hStream = static_cast<CUstream>(stream);
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    r = api.cuLaunchKernelEx(&config, f, args, nullptr);
+    r = launch_with(api, f, d.grid, d.block, 0, stream, attribute, args);
   } else {
     r = api.cuLaunchKernel(f, d.grid, 1, 1, d.block, 1, 1, 0, static_cast<CUstream>(stream), args, nullptr);
   }
   if (r != CUDA_SUCCESS) [[unlikely]]
-    fail(r, "cuLaunchKernel",
+    fail(r, programmatic ? "cuLaunchKernelEx" : "cuLaunchKernel",
          " (kernel " + kernel_name(e.image) + elementwise_suffixes[variant] + ", grid " + std::to_string(d.grid) +
              ", block " + std::to_string(d.block) + ")");
   cuda::launched(api, ordinal, e.names[variant].c_str(),
@@ -353,16 +362,7 @@ void launch_cluster_entry(const kernel_image &image, int ordinal, int slot, cons
   attribute.value.clusterDim.x = cluster;
   attribute.value.clusterDim.y = 1;
   attribute.value.clusterDim.z = 1;
-  CUlaunchConfig config{};
-  config.gridDimX = grid;
-  config.gridDimY = config.gridDimZ = 1;
-  config.blockDimX = block;
-  config.blockDimY = config.blockDimZ = 1;
-  config.sharedMemBytes = shared_bytes;
-  config.hStream = static_cast<CUstream>(stream);
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  CUresult r = api.cuLaunchKernelEx(&config, f, args, nullptr);
+  CUresult r = launch_with(api, f, grid, block, shared_bytes, stream, attribute, args);
   if (r != CUDA_SUCCESS)
     fail(r, "cuLaunchKernelEx",
          " (kernel " + kernel_name(image) + suffix + ", grid " + std::to_string(grid) + ", block " +

@@ -32,7 +32,7 @@ void *map_huge(std::size_t size) noexcept {
   const std::uintptr_t aligned = (start + huge_page - 1) & ~std::uintptr_t(huge_page - 1);
   if (aligned > start)
     munmap(raw, aligned - start);
-  if (const std::uintptr_t tail = start + length + huge_page - (aligned + length))
+  if (const std::uintptr_t tail = start + huge_page - aligned) // the slack after the block
     munmap(reinterpret_cast<void *>(aligned + length), tail);
   void *p = reinterpret_cast<void *>(aligned);
   (void)madvise(p, length, MADV_HUGEPAGE);

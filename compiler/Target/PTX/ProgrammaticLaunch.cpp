@@ -7,7 +7,7 @@
 //   nvvm.griddepcontrol wait                // the previous one has finished
 //
 // so that, launched with CUDA's programmatic stream serialization (the
-// runtime does so for these kernels, docs/runtime-graphs.md), a kernel's
+// runtime does so for these kernels, docs/runtime-launch.md), a kernel's
 // launch and block scheduling overlap the end of the kernel before it on the
 // stream, while every one of its memory accesses still comes after that
 // kernel has finished and its writes are visible. Without the launch
