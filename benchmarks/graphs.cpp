@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 using f32 = kiln::array<float>;
@@ -42,7 +43,10 @@ bool report(const char *workload, const kiln::stream &s, const std::function<voi
                             ", \"speedup\": " + std::to_string(one_by_one / graph) +
                             ", \"goal_met\": " + (one_by_one / graph >= 3 ? "true" : "false") +
                             ", \"check\": \"" + (good ? "ok" : "MISMATCH") + "\"";
-  const std::string name = std::string("kiln 100 x (") + workload + ") 2^16 f32, ";
+  // With KILN_PROGRAMMATIC_LAUNCH=0 (docs/runtime-launch.md) the rows say so.
+  const char *pdl = std::getenv("KILN_PROGRAMMATIC_LAUNCH");
+  const std::string name = std::string(pdl && std::string(pdl) == "0" ? "kiln (no PDL) " : "kiln ") + "100 x (" +
+                           workload + ") 2^16 f32, ";
   bench::emit("graphs", (name + "one by one").c_str(), one_by_one, bytes);
   bench::emit("graphs", (name + "one graph launch").c_str(), graph, bytes, extra.c_str());
   return good;

@@ -90,7 +90,7 @@ graphs_bench() { # CUDA graphs: 100 small fused calls one by one vs one kiln::ca
   [ -x "$bin/bench_graphs" ] || return 0
   bench graphs "$bin/bench_graphs"
   # The same without programmatic dependent launch, for comparison (rows named "no PDL").
-  KILN_PROGRAMMATIC_LAUNCH=0 "$bin/bench_graphs" | sed 's/"name": "kiln /"name": "kiln (no PDL) /' | tee -a "$out/graphs.jsonl"
+  bench graphs_nopdl env KILN_PROGRAMMATIC_LAUNCH=0 "$bin/bench_graphs"
   [ -x "$bin/bench_graphs_pdl_nvcc" ] && "$bin/bench_graphs_pdl_nvcc" | tee "$out/graphs_pdl_nvcc.log"
 }
 
@@ -190,7 +190,7 @@ if [ "${1:-}" = "--graphs" ]; then
     done
   fi
   [ "${2:-}" = "--no-bench" ] || graphs_bench
-  [ -n "${OUT:-}" ] && cp "$out"/*.log "$out"/graphs.jsonl "$OUT"/ 2>/dev/null
+  [ -n "${OUT:-}" ] && cp "$out"/*.log "$out"/graphs*.jsonl "$OUT"/ 2>/dev/null
   printf '%s\n' "${status[@]}"
   exit $fail
 fi
