@@ -140,6 +140,19 @@ template <class T> void blocks(kiln::random::generator &rng, const char *type, d
     const std::size_t batch = k / (256 * 136), i = k / 136 % 256, j = k % 136;
     return C(double(hx[(batch * 136 + j) * 256 + i]) + 1);
   }, tol);
+  // Negative strides (flipped views) on either axis, read and written: the
+  // GPU's staged tiles address each operand from its offset and strides.
+  check(t + " 261x139 flip(a.T(), 0) * 2 + 1", kiln::flip(a.T(), 0) * T(2) + T(1), r * c,
+        [&](auto k) { return C(2 * double(ha[(k % c) * r + (r - 1 - k / c)]) + 1); }, tol);
+  check(t + " 261x139 flip(a.T(), 1) + b", kiln::flip(a.T(), 1) + b, r * c,
+        [&](auto k) { return C(double(ha[(c - 1 - k % c) * r + k / c]) + hb[k]); }, tol);
+  kiln::array<T> e = b.T().copy(); // c x r
+  kiln::array<T> ef = kiln::flip(e.T(), 1); // r x c, strides (1, -r)
+  ef += b * T(3);
+  check(t + " 139x261 flip(e.T(), 1) += b * 3 (e = b.T())", e, r * c, [&](auto k) {
+    const std::size_t p = k / r, q = k % r; // e[p][q] = b[q][p] + 3 b[q][c - 1 - p]
+    return C(double(hb[q * c + p]) + 3.0 * hb[q * c + (c - 1 - p)]);
+  }, tol);
 }
 
 } // namespace
