@@ -126,7 +126,7 @@ std::optional<OpKind> classifyCall(const Expr *e, llvm::SmallVectorImpl<const Ex
 
 bool isFusableCall(const Expr *e, ASTContext &ctx) {
   llvm::SmallVector<const Expr *, 4> args;
-  if (classifyCall(e, args) || classifyCompoundAssign(e) || classifyMaskedAssign(e))
+  if (classifyCall(e, args) || classifyCompoundAssign(e) || classifyMaskedAssign(e) || fusedAssign(e, ctx))
     return true;
   auto r = classifyReduction(e);
   if (!r)
@@ -151,6 +151,10 @@ void fusableOperands(const Expr *e, ASTContext &ctx, llvm::SmallVectorImpl<const
     out.append({c->subscript, c->value});
     return;
   }
+  if (auto a = fusedAssign(e, ctx)) {
+    out.append({a->target, a->value});
+    return;
+  }
   if (auto r = classifyReduction(e)) {
     out.push_back(r->operand);
     if (r->ddof)
@@ -171,6 +175,9 @@ std::unique_ptr<ExprTree> TreeBuilder::build(const Expr *root) {
     t->updateIsVoid = true;
   } else if (auto c = classifyCompoundAssign(t->root)) {
     t->update = stripImplicit(c->target);
+  } else if (auto a = fusedAssign(t->root, ctx_)) {
+    t->update = stripImplicit(a->target);
+    t->assignedValue = a->value;
   } else if (auto m = classifyMaskedAssign(t->root)) {
     t->update = m->target;
     t->mask = m->mask;
@@ -287,6 +294,18 @@ Node *TreeBuilder::makeUpdate(const Expr *e, ExprTree &t) {
   if (t.updateIsVoid) { // elementwise_into(out, f, ...): f's value, converted
     Node *value = visit(e, t, 0);
     return value ? castTo(value, *dstType, e, t) : nullptr;
+  }
+  if (t.assignedValue) { // x.assign(value): the value, converted
+    Node *value = visit(t.assignedValue, t, 1);
+    if (!value)
+      return nullptr;
+    Node *root = castTo(value, *dstType, e, t);
+    if (root == value) { // x's dtype already: the value's operation, as the statement
+      t.nodes.push_back(std::make_unique<Node>(*value));
+      root = t.nodes.back().get();
+      root->expr = e;
+    }
+    return root;
   }
   CompoundAssignCall c = *classifyCompoundAssign(e);
   if (!c.resultType)

@@ -140,6 +140,9 @@ struct ExprTree {
   const clang::Expr *update = nullptr;
   /// The update is kiln::elementwise_into, whose C++ value is void.
   bool updateIsVoid = false;
+  /// The update is `x.assign(value)` (fusedAssign): the value, which the
+  /// kernel computes into x without reading it.
+  const clang::Expr *assignedValue = nullptr;
   /// A masked update (`x[m] = ...`, InPlaceUpdate.h): the mask, the arrays
   /// read as `w[m]` (their shapes are checked at run time), and the
   /// statement's subscript as written.

@@ -613,7 +613,7 @@ private:
   }
 
   /// The call that replaces a group's expression. The root of an update in
-  /// place (`x += ...`, elementwise_into) runs its kernel with the
+  /// place (`x += ...`, `x.assign(...)`, elementwise_into) runs its kernel with the
   /// destination as the output; a reduction kernel, which allocates its
   /// result, has it written into the destination after. A destination that
   /// is not a variable (`x.slice(...)`) is evaluated once, as a lambda's
@@ -641,7 +641,7 @@ private:
         r.group->isReduction
             ? "::kiln::detail::write_update(" + dstText + ", " +
                   kernelCallText(*r.group, outType, kernelRef, leafText) + ")"
-            : kernelCallIntoText(*r.group, dstText, kernelRef, leafText);
+            : kernelCallIntoText(*r.group, dstText, kernelRef, leafText, r.tree->assignedValue != nullptr);
     if (!named)
       write = "[&](const auto &__kiln_d) -> decltype(auto) { return " + write + "; }(" + textOf(dst) + ")";
     return r.tree->updateIsVoid ? "static_cast<void>(" + write + ")" : write;

@@ -1,5 +1,6 @@
 //===- Frontend/InPlaceUpdate.cpp - Writes into arrays --------------------===//
 #include "Frontend/InPlaceUpdate.h"
+#include "Frontend/ReductionCall.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -39,6 +40,25 @@ std::optional<CompoundAssignCall> classifyCompoundAssign(const Expr *e) {
       c.resultType = arrayElementType(r.getAsType());
   }
   return c;
+}
+
+std::optional<AssignCall> classifyAssign(const Expr *e) {
+  const auto *mc = dyn_cast_or_null<CXXMemberCallExpr>(stripImplicit(e));
+  const CXXMethodDecl *md = mc ? mc->getMethodDecl() : nullptr;
+  if (!md || !md->getIdentifier() || md->getName() != "assign" || mc->getNumArgs() != 1 ||
+      !arrayElementType(mc->getImplicitObjectArgument()->getType()) || !arrayElementType(mc->getArg(0)->getType()))
+    return std::nullopt;
+  return AssignCall{mc->getImplicitObjectArgument(), mc->getArg(0)};
+}
+
+std::optional<AssignCall> fusedAssign(const Expr *e, ASTContext &ctx) {
+  auto a = classifyAssign(e);
+  // A reduction's result is allocated by its kernel and then copied, as
+  // array::assign would; only elementwise values are computed into x.
+  const Expr *value = a ? stripImplicit(a->value) : nullptr;
+  if (value && isFusableCall(value, ctx) && !classifyReduction(value))
+    return a;
+  return std::nullopt;
 }
 
 /// The variable `e` names, if it is a plain reference to one.

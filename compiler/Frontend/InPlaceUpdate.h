@@ -32,6 +32,21 @@ struct CompoundAssignCall {
 /// `e` as a compound assignment into a Kiln array, if it is one.
 std::optional<CompoundAssignCall> classifyCompoundAssign(const clang::Expr *e);
 
+/// `x.assign(value)` on a Kiln array with a Kiln array value (NumPy's
+/// `x[...] = value`). kilnc fuses it when the value is an array operation
+/// (ArrayExpr.h, fusedAssign): one kernel computes the value into x,
+/// converted to x's dtype (setitem's unsafe casting, as array::assign), where
+/// the runtime would compute a temporary and copy it.
+struct AssignCall {
+  const clang::Expr *target = nullptr; ///< x
+  const clang::Expr *value = nullptr;
+};
+std::optional<AssignCall> classifyAssign(const clang::Expr *e);
+/// `x.assign(value)` whose value is an array operation: a fusable call of
+/// its own (the root of an update that does not read x). A bare array or a
+/// view stays array::assign's copy.
+std::optional<AssignCall> fusedAssign(const clang::Expr *e, clang::ASTContext &ctx);
+
 /// `x[i]` on a Kiln array x with a Kiln array i of bools (a boolean mask)
 /// or integers (indices): the proxy of NumPy's advanced indexing, which
 /// converts to a new array (a gather) and takes `=` and `op=` (a scatter).

@@ -203,8 +203,9 @@ std::string leafText(const Node &leaf, const TextOf &textOf) {
 }
 
 std::string kernelCallIntoText(const FusedGroup &g, const std::string &dst, const std::string &kernelRef,
-                               const TextOf &textOf) {
-  return "::kiln::detail::call_fused_into(" + kernelRef + ", " + dst + ", " + operandLists(g, textOf) + ")";
+                               const TextOf &textOf, bool assign) {
+  return std::string("::kiln::detail::") + (assign ? "call_fused_assign(" : "call_fused_into(") + kernelRef + ", " +
+         dst + ", " + operandLists(g, textOf) + ")";
 }
 
 std::string kernelCallText(const FusedGroup &g, const std::string &outType, const std::string &kernelRef,

@@ -29,9 +29,10 @@ std::string kernelCallText(const FusedGroup &g, const std::string &outType, cons
                            const TextOf &textOf);
 
 /// The call of elementwise group `g` writing into `dst` in place
-/// (kiln::detail::call_fused_into): the root of an update (InPlaceUpdate.h).
+/// (kiln::detail::call_fused_into, or call_fused_assign for `x.assign(value)`
+/// with array::assign's shape rule): the root of an update (InPlaceUpdate.h).
 std::string kernelCallIntoText(const FusedGroup &g, const std::string &dst, const std::string &kernelRef,
-                               const TextOf &textOf);
+                               const TextOf &textOf, bool assign = false);
 
 /// The text of a leaf as passed to the kernel: its source text (plus the
 /// member it reads, for var's ddof).

@@ -7,7 +7,8 @@
 // broadcast shape must be the destination's, a read-only destination is an
 // error, and an input that overlaps the destination is copied first unless
 // it is the destination itself (each element is then read and written by
-// the same thread, which is safe). See docs/runtime-launch.md.
+// the same thread, which is safe). launch_elementwise_assign is the same for
+// `x.assign(a * y)` with setitem's shape rule. See docs/runtime-launch.md.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/detail/fused.hpp"
@@ -48,11 +49,26 @@ bool is_destination(const array_base &a, const array_base &dst) {
          (a.strides() == dst.strides() || dst.size() <= 1);
 }
 
-} // namespace
+/// `dst.assign(value)`'s shape rule (detail::assign's, NumPy's `dst[...] =
+/// value`): the inputs broadcast together to the value's shape, which must
+/// broadcast into dst's.
+void check_assigned_shape(const array_base &dst, std::span<const array_base *const> inputs) {
+  shape value;
+  for (const array_base *a : inputs)
+    value = broadcast_shapes(value, a->shape());
+  bool fits = value.size() <= dst.shape().size();
+  for (std::size_t d = 0; fits && d < value.size(); ++d) {
+    const std::int64_t extent = value[value.size() - 1 - d];
+    fits = extent == 1 || extent == dst.shape()[dst.shape().size() - 1 - d];
+  }
+  if (!fits)
+    throw shape_error("could not broadcast input array from shape " + to_string(value) + " into shape " +
+                      to_string(dst.shape()));
+}
 
-void launch_elementwise_into(const fused_kernel &k, const array_base &dst,
-                             std::span<const array_base *const> inputs,
-                             std::span<const void *const> scalars) {
+/// What both entry points check first: a destination and inputs that are
+/// arrays, a writeable destination.
+void check_operands(const fused_kernel &k, const array_base &dst, std::span<const array_base *const> inputs) {
   if (!dst.valid())
     throw value_error("kernel " + std::string(k.name ? k.name : "<unnamed>") +
                       ": the destination is not an array (default-constructed or moved from)");
@@ -62,8 +78,11 @@ void launch_elementwise_into(const fused_kernel &k, const array_base &dst,
     if (!inputs[i] || !inputs[i]->valid())
       throw value_error("kernel " + std::string(k.name ? k.name : "<unnamed>") + ": input " + std::to_string(i) +
                         " is not an array (default-constructed or moved from)");
-  check_destination_shape(dst, inputs);
+}
 
+/// Runs `k` into `dst` once the shapes are known to fit.
+void run_into(const fused_kernel &k, const array_base &dst, std::span<const array_base *const> inputs,
+              std::span<const void *const> scalars) {
   // Inputs as the kernel reads them: broadcast to the destination's shape,
   // and copied first where they overlap it in any other way.
   std::vector<array_base> views;
@@ -80,6 +99,24 @@ void launch_elementwise_into(const fused_kernel &k, const array_base &dst,
   }
   array_base out[1] = {dst};
   launch_elementwise(k, operands, scalars, out);
+}
+
+} // namespace
+
+void launch_elementwise_into(const fused_kernel &k, const array_base &dst,
+                             std::span<const array_base *const> inputs,
+                             std::span<const void *const> scalars) {
+  check_operands(k, dst, inputs);
+  check_destination_shape(dst, inputs);
+  run_into(k, dst, inputs, scalars);
+}
+
+void launch_elementwise_assign(const fused_kernel &k, const array_base &dst,
+                               std::span<const array_base *const> inputs,
+                               std::span<const void *const> scalars) {
+  check_operands(k, dst, inputs);
+  check_assigned_shape(dst, inputs);
+  run_into(k, dst, inputs, scalars);
 }
 
 } // namespace kiln::detail

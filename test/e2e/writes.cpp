@@ -172,5 +172,38 @@ int main() {
   expect("assign into a view", d, count, [&](std::size_t i) { return (i / n) % 2 == 0 ? ry(i % n) : 1.0; }, 0);
   d.fill(-3);
   expect("fill", d, count, [](std::size_t) { return -3.0; }, 0);
+
+  // assign of an array operation: one kernel computing into the destination.
+  z = x.copy();
+  auto z_alias = z;
+  const kiln::array<float> &same = z.assign(kiln::exp(y) - x * 0.5f);
+  ++checks;
+  if (&same != &z) {
+    ++failures;
+    std::printf("FAIL assign returns its destination\n");
+  }
+  expect("assign(exp(y) - x*0.5)", z_alias, count, [&](std::size_t i) { return std::exp(ry(i)) - 0.5 * rx(i); }, 1e-6);
+  d.assign(x * y + 1.0f); // float32 value into float64
+  expect("assign float32 value into float64", d, count, [&](std::size_t i) { return double(hx[i] * hy[i] + 1.0f); }, 1e-6);
+  kiln::array<std::int32_t> ki = kiln::zeros<std::int32_t>({m, n});
+  ki.assign(y * 100.0f); // setitem's unsafe casting: truncation toward zero
+  expect("assign float32 value into int32", ki, count,
+         [&](std::size_t i) { return double(std::int32_t(hy[i] * 100.0f)); }, 0);
+  z.assign(row * 2.0); // a row broadcast into every row, float64 into float32
+  expect("assign broadcast row", z, count, [&](std::size_t i) { return double(float(hrow[i % n] * 2.0)); }, 1e-6);
+  d.slice({kiln::all, kiln::range(0, n, 2)}).assign(x.slice({kiln::all, kiln::range(0, n, 2)}) * 3.0f);
+  expect("assign into a strided view", d, count, [&](std::size_t i) {
+    return (i % n) % 2 == 0 ? 3.0 * rx(i) : double(hx[i] * hy[i] + 1.0f);
+  }, 1e-6);
+  // The destination read through another layout is copied first (NumPy's
+  // answer for `s[...] = s.T * 2 + s`).
+  kiln::array<float> s2 = rng.normal<float>({n, n}, 0.0, 1.0);
+  const std::vector<float> hs2 = s2.to_vector();
+  s2.assign(s2.T() * 2.0f + s2);
+  expect("assign(s.T() * 2 + s)", s2, std::size_t(n * n), [&](std::size_t i) {
+    return 2.0 * hs2[(i % n) * n + i / n] + hs2[i];
+  }, 1e-6);
+  expect_throws<kiln::shape_error>("assign larger", "could not broadcast input array from shape (33,65) into shape (65,)",
+                                   [&] { auto r = kiln::zeros<float>({n}); r.assign(y * 1.0f); });
   return finish("writes");
 }

@@ -95,6 +95,12 @@ inline const array_base *in(const array_base &a) noexcept { return &a; }
 /// copied first.
 void launch_elementwise_into(const fused_kernel &k, const array_base &dst, std::span<const array_base *const> inputs,
                              std::span<const void *const> scalars);
+/// As launch_elementwise_into for kilnc's `dst.assign(value)` (NumPy's
+/// `dst[...] = value`): the inputs broadcast together to the value's shape,
+/// which must broadcast into dst's (else shape_error, "could not broadcast
+/// input array from shape (3,) into shape (2,4)", as array::assign).
+void launch_elementwise_assign(const fused_kernel &k, const array_base &dst,
+                               std::span<const array_base *const> inputs, std::span<const void *const> scalars);
 
 /// True when every array of `arrays` has the shape of `mask`: kilnc's
 /// masked update `x[m] = f(w[m], ...)` then runs as one kernel writing
@@ -136,6 +142,16 @@ const D &call_fused_into(const fused_kernel &k, const D &dst, std::initializer_l
                          std::initializer_list<fused_scalar> scalars) {
   scalar_pointers sp(scalars);
   launch_elementwise_into(k, dst, std::span<const array_base *const>(inputs.begin(), inputs.size()), sp.span());
+  return dst;
+}
+
+/// The form of `dst.assign(value)` with a fused value: writes into `dst`,
+/// returns it (array::assign's value).
+template <class D>
+const D &call_fused_assign(const fused_kernel &k, const D &dst, std::initializer_list<const array_base *> inputs,
+                           std::initializer_list<fused_scalar> scalars) {
+  scalar_pointers sp(scalars);
+  launch_elementwise_assign(k, dst, std::span<const array_base *const>(inputs.begin(), inputs.size()), sp.span());
   return dst;
 }
 
