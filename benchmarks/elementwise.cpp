@@ -74,6 +74,10 @@ int main() {
               2 * B + m * 4.0);
   f32 XT = X.T();
   bench::emit("elementwise", "kiln x.T()*2+1 (16k x 16k)", bench::median_ms([&] { out = scale_shift(XT); }), 2 * B);
+  // The same into an existing array: one kernel writing it (kilnc fuses the assign).
+  f32 into = kiln::empty<float>({m, m});
+  bench::emit("elementwise", "kiln into.assign(x.T()*2+1) (16k x 16k)",
+              bench::median_ms([&] { into.assign(XT * 2.0f + 1.0f); }), 2 * B);
   // Issue 11: a column broadcast, a permuted 3-d view, a small array.
   f32 col = rng.random<float>({m, 1});
   bench::emit("elementwise", "kiln m*col+1 (16k x 16k)", bench::median_ms([&] { out = times_column(X, col); }),

@@ -77,6 +77,11 @@ int main() {
     f32 out = scale_shift(x.T());
     check("m.T()*2+1 4k x 4k", out, [&](std::size_t i) { return 2.0 * hx[(i % m) * m + i / m] + 1; }, 1e-6);
     bench::emit_host("m.T()*2+1 4k x 4k", bench::median_host_ms([&] { out = scale_shift(x.T()); }), 2.0 * m * m * 4);
+    f32 into = kiln::empty<float>({m, m}); // the same into an existing array (one fused kernel)
+    into.assign(x.T() * 2.0f + 1.0f);
+    check("into.assign(m.T()*2+1) 4k x 4k", into, [&](std::size_t i) { return 2.0 * hx[(i % m) * m + i / m] + 1; }, 1e-6);
+    bench::emit_host("into.assign(m.T()*2+1) 4k x 4k", bench::median_host_ms([&] { into.assign(x.T() * 2.0f + 1.0f); }),
+                     2.0 * m * m * 4);
     out = times_column(x, col);
     check("m*col+1 4k x 4k", out, [&](std::size_t i) { return double(hx[i]) * hcol[i / m] + 1; }, 1e-6);
     bench::emit_host("m*col+1 4k x 4k", bench::median_host_ms([&] { out = times_column(x, col); }), 2.0 * m * m * 4 + m * 4.0);

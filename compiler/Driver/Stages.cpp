@@ -97,6 +97,7 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
     popts.optLevel = job.optLevel >= 0 ? job.optLevel : 3;
     popts.emitPtx = !opts.cudaHostOnly;
     popts.emitHost = !forPtx;
+    popts.bundlePtx = !forPtx;
     popts.ptxasPath = tc.ptxas;
     popts.fatbinaryPath = tc.fatbinary;
     std::string archs;

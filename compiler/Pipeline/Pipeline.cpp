@@ -190,34 +190,42 @@ FailureOr<CompiledKernels> compile(ModuleOp fusedModule,
         return failure();
       result.ptxSm90 = std::move(*clusterPtx);
     }
-    if (!options.cudaArchs.empty()) {
-      std::string ptxas = options.ptxasPath.empty()
-                              ? ptx::defaultPtxasPath().str()
-                              : options.ptxasPath;
-      if (!llvm::sys::fs::can_execute(ptxas)) {
-        emitWarning(fusedModule.getLoc())
-            << "kiln: ptxas not found at '" << ptxas
-            << "'; emitting PTX only (no cubins for --cuda-arch)";
-      } else {
-        // sm_90 and later get the kernels compiled for sm_90, where the
-        // elementwise ones overlap the kernel before them
-        // (Target/PTX/ProgrammaticLaunch.cpp).
-        if (llvm::any_of(options.cudaArchs, [](const std::string &arch) { return ptx::smNumber(arch) >= 90; })) {
-          ptx::PTXOptions options90 = ptxOptions;
-          options90.chip = "sm_90";
-          options90.programmaticLaunch = true;
-          FailureOr<std::string> text = ptx::emitPTX(*module, options90);
-          if (failed(text))
-            return failure();
-          result.ptx90 = std::move(*text);
-        }
-        FailureOr<std::string> fatbin = ptx::bundleFatbin(
-            fusedModule.getLoc(), result.ptx, kPtxChip, result.ptx90, options.cudaArchs,
-            ptxas, options.fatbinaryPath, options.optLevel);
-        if (failed(fatbin))
-          return failure();
-        result.fatbin = std::move(*fatbin);
-      }
+    // GPUs of sm_90 and later run the kernels compiled for sm_90, where the
+    // elementwise ones overlap the kernel before them
+    // (Target/PTX/ProgrammaticLaunch.cpp): as cubins for a --cuda-arch of
+    // sm_90 or later; without --cuda-arch, as PTX beside the sm_80 one in a
+    // fatbin of PTX only, from which the driver JIT-compiles the newest the
+    // GPU takes (plain PTX when fatbinary is missing).
+    std::string fatbinary =
+        options.fatbinaryPath.empty() ? ptx::defaultFatbinaryPath().str() : options.fatbinaryPath;
+    std::string ptxas = options.ptxasPath.empty() ? ptx::defaultPtxasPath().str() : options.ptxasPath;
+    bool cubins = !options.cudaArchs.empty();
+    if (cubins && !llvm::sys::fs::can_execute(ptxas)) {
+      emitWarning(fusedModule.getLoc())
+          << "kiln: ptxas not found at '" << ptxas << "'; emitting PTX only (no cubins for --cuda-arch)";
+      cubins = false;
+    }
+    bool ptxOnly = options.cudaArchs.empty() && options.bundlePtx && llvm::sys::fs::can_execute(fatbinary);
+    bool for90 = ptxOnly || (cubins && llvm::any_of(options.cudaArchs, [](const std::string &arch) {
+                               return ptx::smNumber(arch) >= 90;
+                             }));
+    if (for90) {
+      ptx::PTXOptions options90 = ptxOptions;
+      options90.chip = "sm_90";
+      options90.programmaticLaunch = true;
+      FailureOr<std::string> text = ptx::emitPTX(*module, options90);
+      if (failed(text))
+        return failure();
+      result.ptx90 = std::move(*text);
+    }
+    if (cubins || ptxOnly) {
+      FailureOr<std::string> fatbin =
+          ptx::bundleFatbin(fusedModule.getLoc(), result.ptx, kPtxChip, result.ptx90,
+                            cubins ? ArrayRef<std::string>(options.cudaArchs) : ArrayRef<std::string>(), ptxas,
+                            fatbinary, options.optLevel);
+      if (failed(fatbin))
+        return failure();
+      result.fatbin = std::move(*fatbin);
     }
   }
   if (options.emitHost) {

@@ -23,6 +23,9 @@ struct Options {
   int optLevel = 3;
   bool emitPtx = true;
   bool emitHost = true;
+  /// Without cudaArchs: bundle the PTX for sm_80 and for sm_90 in a fatbin
+  /// (CompiledKernels::ptx90); false: the sm_80 PTX alone (kilnc --emit=ptx).
+  bool bundlePtx = true;
   /// Empty: the CMake-configured defaults (KILN_DEFAULT_PTXAS/FATBINARY).
   std::string ptxasPath, fatbinaryPath;
 };
@@ -41,13 +44,15 @@ struct CompiledKernels {
   /// PTX for sm_90 of the variants that need it (`_rrowsc`); empty if none.
   std::string ptxSm90;
   /// The module's variants compiled for sm_90, with programmatic dependent
-  /// launch, when a --cuda-arch is sm_90 or later: the source of those
-  /// cubins (inside `fatbin`); empty otherwise.
+  /// launch, inside `fatbin`: the source of its cubins for a --cuda-arch of
+  /// sm_90 or later, or, without --cuda-arch, the PTX the driver JIT-compiles
+  /// on those GPUs. Empty when there is no fatbin or no arch reaches sm_90.
   std::string ptx90;
   /// Kernels with a `_rrowsc` entry in ptxSm90.
   std::vector<std::string> clusterKernels;
-  std::string
-      fatbin; ///< cubins for Options::cudaArchs + the PTX; empty if none
+  /// Cubins for Options::cudaArchs + the PTX (without --cuda-arch: the PTX
+  /// for sm_80 and for sm_90 only); empty without fatbinary.
+  std::string fatbin;
   std::string hostObject; ///< ELF object with the `<variant>_host` wrappers
   std::vector<KernelStats> stats;
 };

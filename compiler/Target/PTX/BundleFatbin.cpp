@@ -72,12 +72,12 @@ bundleFatbin(Location loc, llvm::StringRef ptx, llvm::StringRef ptxArch, llvm::S
   if (fatbinaryPath.empty())
     fatbinaryPath = defaultFatbinaryPath();
   for (llvm::StringRef tool : {ptxasPath, fatbinaryPath})
-    if (!llvm::sys::fs::can_execute(tool))
+    if ((tool == fatbinaryPath || !archs.empty()) && !llvm::sys::fs::can_execute(tool))
       return emitError(loc) << "kiln: cannot run '" << tool
                             << "' (needed for --cuda-arch cubins)";
 
   llvm::SmallVector<std::string> temps;
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     for (const std::string &path : temps)
       llvm::sys::fs::remove(path);
   });

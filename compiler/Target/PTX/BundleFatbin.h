@@ -25,8 +25,9 @@ int smNumber(llvm::StringRef arch);
 /// Compiles `ptx` (whose .target is `ptxArch`) for each of `archs` and
 /// returns the fatbin bytes with `ptx` inside for JIT. `ptx90`, when not
 /// empty, is the same kernels for sm_90 (with programmatic dependent launch):
-/// the cubins of sm_90 and later come from it, and it is embedded too.
-/// Errors are reported at `loc`.
+/// the cubins of sm_90 and later come from it, and it is embedded too. With
+/// no `archs` the fatbin holds the PTX only (ptxas is not needed). Errors are
+/// reported at `loc`.
 mlir::FailureOr<std::string>
 bundleFatbin(mlir::Location loc, llvm::StringRef ptx, llvm::StringRef ptxArch, llvm::StringRef ptx90,
              llvm::ArrayRef<std::string> archs, llvm::StringRef ptxasPath,

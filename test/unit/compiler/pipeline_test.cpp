@@ -2,10 +2,12 @@
 // fuse, collectStats and compile on in-memory modules, and errors reported
 // as diagnostics without crashing.
 #include "Pipeline/Pipeline.h"
+#include "Target/PTX/BundleFatbin.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <gtest/gtest.h>
 
@@ -71,7 +73,23 @@ TEST_F(PipelineTest, FuseCompileAndStats) {
                             ".entry chain_strided2(", ".entry chain_strided3(",
                             ".entry chain_strided4("})
     EXPECT_NE(compiled->ptx.find(entry), std::string::npos) << entry;
-  EXPECT_TRUE(compiled->fatbin.empty());
+  // Without --cuda-arch: a fatbin of PTX only, sm_80 and sm_90 (with
+  // programmatic launch), when fatbinary is there to bundle them.
+  if (llvm::sys::fs::can_execute(kiln::ptx::defaultFatbinaryPath())) {
+    EXPECT_FALSE(compiled->fatbin.empty());
+    EXPECT_NE(compiled->ptx90.find(".target sm_90"), std::string::npos);
+    EXPECT_NE(compiled->ptx90.find("griddepcontrol.wait"), std::string::npos);
+    EXPECT_EQ(compiled->ptx.find("griddepcontrol"), std::string::npos);
+  } else {
+    EXPECT_TRUE(compiled->fatbin.empty());
+  }
+  kiln::pipeline::Options alone = options;
+  alone.bundlePtx = false; // kilnc --emit=ptx
+  auto ptxOnly = kiln::pipeline::compile(*module, alone);
+  ASSERT_TRUE(mlir::succeeded(ptxOnly));
+  EXPECT_TRUE(ptxOnly->fatbin.empty());
+  EXPECT_TRUE(ptxOnly->ptx90.empty());
+  EXPECT_EQ(ptxOnly->ptx, compiled->ptx);
   ASSERT_GT(compiled->hostObject.size(), 4u);
   EXPECT_EQ(compiled->hostObject.substr(0, 4), "\x7f"
                                                "ELF");
