@@ -43,10 +43,13 @@ bool report(const char *workload, const kiln::stream &s, const std::function<voi
                             ", \"speedup\": " + std::to_string(one_by_one / graph) +
                             ", \"goal_met\": " + (one_by_one / graph >= 3 ? "true" : "false") +
                             ", \"check\": \"" + (good ? "ok" : "MISMATCH") + "\"";
-  // With KILN_PROGRAMMATIC_LAUNCH=0 (docs/runtime-launch.md) the rows say so.
+  // With KILN_PROGRAMMATIC_LAUNCH=0 (docs/runtime-launch.md) the rows say
+  // so; KILN_BENCH_BUILD names another build of this file (device-build.sh's
+  // copy without --cuda-arch).
   const char *pdl = std::getenv("KILN_PROGRAMMATIC_LAUNCH");
-  const std::string name = std::string(pdl && std::string(pdl) == "0" ? "kiln (no PDL) " : "kiln ") + "100 x (" +
-                           workload + ") 2^16 f32, ";
+  const char *build = std::getenv("KILN_BENCH_BUILD");
+  const std::string name = std::string("kiln ") + (build ? "(" + std::string(build) + ") " : "") +
+                           (pdl && std::string(pdl) == "0" ? "(no PDL) " : "") + "100 x (" + workload + ") 2^16 f32, ";
   bench::emit("graphs", (name + "one by one").c_str(), one_by_one, bytes);
   bench::emit("graphs", (name + "one graph launch").c_str(), graph, bytes, extra.c_str());
   return good;

@@ -22,6 +22,10 @@ nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
 "$nvcc" -O3 -arch=sm_90 -o .carry/bin/bench_raw_nvcc benchmarks/raw_kernels_nvcc.cu
 # Programmatic dependent launch in CUDA C, beside bench_graphs.
 "$nvcc" -O3 -arch=sm_90 -o .carry/bin/bench_graphs_pdl_nvcc benchmarks/graphs_pdl_nvcc.cu
+# Two programs as a build without --cuda-arch makes them (a fatbin of PTX only,
+# JIT-compiled on the GPU): the default build's programmatic launch.
+"$build/bin/kilnc" -O2 -I include -I benchmarks benchmarks/graphs.cpp -o .carry/bin/bench_graphs_noarch
+"$build/bin/kilnc" -O2 -I include -I . test/e2e/dependent_launches.cpp -o .carry/bin/e2e_dependent_launches_noarch
 strip .carry/bin/* 2>/dev/null || true
 # The benchmarks device-check.sh runs (with benchmarks/*.py, which travel with the tree).
 for b in bench_elementwise bench_reductions bench_host_reductions bench_host_elementwise bench_runtime bench_launch_overhead bench_raw_kernels bench_raw_nvcc bench_writes \

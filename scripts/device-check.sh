@@ -91,6 +91,8 @@ graphs_bench() { # CUDA graphs: 100 small fused calls one by one vs one kiln::ca
   bench graphs "$bin/bench_graphs"
   # The same without programmatic dependent launch, for comparison (rows named "no PDL").
   bench graphs_nopdl env KILN_PROGRAMMATIC_LAUNCH=0 "$bin/bench_graphs"
+  # Built without --cuda-arch: PTX only, the sm_90 one JIT-compiled here (programmatic launch too).
+  [ -x "$bin/bench_graphs_noarch" ] && bench graphs_noarch env KILN_BENCH_BUILD="no --cuda-arch" "$bin/bench_graphs_noarch"
   [ -x "$bin/bench_graphs_pdl_nvcc" ] && "$bin/bench_graphs_pdl_nvcc" | tee "$out/graphs_pdl_nvcc.log"
 }
 
@@ -182,6 +184,11 @@ if [ "${1:-}" = "--graphs" ]; then
     status+=("FAIL  unit_runtime_graph_test (not built)"); fail=1
   fi
   e="$bin"/e2e_dependent_launches
+  if [ -x "$bin/e2e_dependent_launches_noarch" ]; then # built without --cuda-arch (JIT from PTX)
+    run e2e_dependent_launches_noarch "$bin/e2e_dependent_launches_noarch"
+    run memcheck.e2e_dependent_launches_noarch timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+      "$bin/e2e_dependent_launches_noarch"
+  fi
   if [ -x "$e" ]; then
     run e2e_dependent_launches "$e"
     run nopdl.e2e_dependent_launches env KILN_PROGRAMMATIC_LAUNCH=0 "$e"
