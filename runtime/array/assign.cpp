@@ -16,16 +16,22 @@
 namespace kiln::detail {
 namespace {
 
-/// src viewed with dst's shape, or shape_error with NumPy's message.
+/// src viewed with dst's shape, or shape_error with NumPy's message. As in
+/// NumPy's setitem, src may have more axes than dst when the extra leading
+/// ones have size 1 (`x[...] = ones((1, 3))` for a 3-vector).
 array_base broadcast_for_assign(const array_base &src, const shape &target) {
   const shape &from = src.shape();
-  bool ok = from.size() <= target.size();
+  std::size_t extra = from.size() > target.size() ? from.size() - target.size() : 0;
+  bool ok = true;
+  for (std::size_t i = 0; i < extra; ++i)
+    ok &= from[i] == 1;
   shape st = shape::filled(target.size(), 0);
   if (ok) {
-    const std::size_t lead = target.size() - from.size();
-    for (std::size_t i = 0; i < from.size() && ok; ++i) {
-      if (from[i] == target[lead + i])
-        st[lead + i] = src.strides()[i];
+    const std::size_t lead = target.size() - (from.size() - extra); // dst axes src lacks
+    for (std::size_t i = extra; i < from.size() && ok; ++i) {
+      const std::size_t d = lead + (i - extra);
+      if (from[i] == target[d])
+        st[d] = src.strides()[i];
       else if (from[i] != 1)
         ok = false;
     }

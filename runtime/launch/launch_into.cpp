@@ -32,14 +32,17 @@ void check_destination_shape(const array_base &dst, std::span<const array_base *
 }
 
 /// `a` viewed with the destination's shape (stride 0 where it broadcasts).
+/// Axes beyond the destination's rank (an assign's leading axes of size 1)
+/// are dropped.
 array_base broadcast_view(const array_base &a, const shape &target) {
   if (a.shape() == target)
     return a;
-  const std::size_t lead = target.size() - a.shape().size();
+  const std::size_t extra = a.shape().size() > target.size() ? a.shape().size() - target.size() : 0;
+  const std::size_t lead = target.size() - (a.shape().size() - extra);
   shape strides = shape::filled(target.size(), 0);
-  for (std::size_t d = 0; d < a.shape().size(); ++d)
-    if (a.shape()[d] == target[lead + d])
-      strides[lead + d] = a.strides()[d];
+  for (std::size_t d = extra; d < a.shape().size(); ++d)
+    if (a.shape()[d] == target[lead + d - extra])
+      strides[lead + d - extra] = a.strides()[d];
   return array_base::from_parts(a.storage(), a.dtype(), a.device(), target, std::move(strides), a.offset());
 }
 
@@ -51,15 +54,16 @@ bool is_destination(const array_base &a, const array_base &dst) {
 
 /// `dst.assign(value)`'s shape rule (detail::assign's, NumPy's `dst[...] =
 /// value`): the inputs broadcast together to the value's shape, which must
-/// broadcast into dst's.
+/// broadcast into dst's; leading axes beyond dst's rank must have size 1.
 void check_assigned_shape(const array_base &dst, std::span<const array_base *const> inputs) {
   shape value;
   for (const array_base *a : inputs)
     value = broadcast_shapes(value, a->shape());
-  bool fits = value.size() <= dst.shape().size();
-  for (std::size_t d = 0; fits && d < value.size(); ++d) {
+  const shape &to = dst.shape();
+  bool fits = true;
+  for (std::size_t d = 0; fits && d < value.size(); ++d) { // d-th axis from the end
     const std::int64_t extent = value[value.size() - 1 - d];
-    fits = extent == 1 || extent == dst.shape()[dst.shape().size() - 1 - d];
+    fits = extent == 1 || (d < to.size() && extent == to[to.size() - 1 - d]);
   }
   if (!fits)
     throw shape_error("could not broadcast input array from shape " + to_string(value) + " into shape " +
@@ -92,7 +96,7 @@ void run_into(const fused_kernel &k, const array_base &dst, std::span<const arra
     const array_base &a = *inputs[i];
     if (a.storage() == dst.storage() && a.device() == dst.device() && may_overlap(a, dst) &&
         !is_destination(a, dst))
-      views.push_back(copy(a, a.dtype()));
+      views.push_back(broadcast_view(copy(a, a.dtype()), dst.shape()));
     else
       views.push_back(broadcast_view(a, dst.shape()));
     operands[i] = &views.back();

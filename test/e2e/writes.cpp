@@ -205,5 +205,9 @@ int main() {
   }, 1e-6);
   expect_throws<kiln::shape_error>("assign larger", "could not broadcast input array from shape (33,65) into shape (65,)",
                                    [&] { auto r = kiln::zeros<float>({n}); r.assign(y * 1.0f); });
+  // A value with a leading axis of size 1 beyond the destination's rank (NumPy strips it).
+  auto r1 = kiln::zeros<float>({n});
+  r1.assign(y.slice({kiln::range(2, 3), kiln::all}) * 2.0f);
+  expect("assign (1,n) value into (n,)", r1, std::size_t(n), [&](std::size_t i) { return 2.0 * ry(2 * n + i); }, 1e-6);
   return finish("writes");
 }

@@ -190,6 +190,16 @@ TEST(CopyCast, AssignErrors) {
       kiln::detail::assign(dst, kiln::ones<float>({4}, kiln::device::host()),
                            kiln::stream::current(kiln::device::host())));
   EXPECT_EQ(dst.to_vector(), std::vector<float>(8, 1.0f));
+  // NumPy strips a source's leading axes of size 1 beyond dst's rank.
+  auto lead = kiln::asarray<float>(std::vector<float>{1, 2, 3, 4}, {1, 1, 4}, kiln::device::host());
+  kiln::detail::assign(dst, lead, kiln::stream::current(kiln::device::host()));
+  EXPECT_EQ(dst.to_vector(), (std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4}));
+  expect_message<kiln::shape_error>(
+      [&] {
+        kiln::detail::assign(dst, kiln::zeros<float>({2, 2, 4}, kiln::device::host()),
+                             kiln::stream::current(kiln::device::host()));
+      },
+      "could not broadcast input array from shape (2,2,4) into shape (2,4)");
 }
 
 TEST(CopyCast, FillEveryDtypeThroughStridedViews) {
