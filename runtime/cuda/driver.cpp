@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 namespace kiln::detail::cuda {
 namespace {
@@ -33,6 +34,19 @@ struct loaded_driver {
 
 using get_proc_address_fn = CUresult (*)(const char *, void **, int, cuuint64_t,
                                          CUdriverProcAddressQueryResult *);
+
+/// The CUDA version to ask cuGetProcAddress for `name` at: `version`, except
+/// where a newer version changed the function's ABI under a name cuda.h
+/// keeps for the old one. CUDA 13's `cuCtxSynchronize` is
+/// cuCtxSynchronize_v2(CUcontext), while cuda.h's `cuCtxSynchronize` (which
+/// driver_api's member type comes from) takes no argument: asked at 13000,
+/// the call would pass a stray register as the context (under
+/// compute-sanitizer, "context is destroyed" and a crash).
+int header_abi_version(std::string_view name, int version) {
+  if (name == "cuCtxSynchronize")
+    return std::min(version, 12090);
+  return version;
+}
 
 std::string code_text(const driver_api &api, CUresult r) {
   const char *name = nullptr;
@@ -80,7 +94,8 @@ loaded_driver *load() {
   {                                                                            \
     void *p = nullptr;                                                         \
     CUdriverProcAddressQueryResult st{};                                       \
-    if (get_proc(#name, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &st) ==      \
+    if (get_proc(#name, &p, header_abi_version(#name, version),                \
+                 CU_GET_PROC_ADDRESS_DEFAULT, &st) ==                          \
             CUDA_SUCCESS &&                                                    \
         p && st == CU_GET_PROC_ADDRESS_SUCCESS)                                \
       api.name = reinterpret_cast<decltype(api.name)>(p);                      \

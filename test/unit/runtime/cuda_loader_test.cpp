@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
 namespace cu = kiln::detail::cuda;
@@ -75,6 +76,22 @@ TEST(CudaLoader, EveryEntryPointResolves) {
   KILN_CU(api, cuDriverGetVersion, &version);
   EXPECT_GE(version, 12000);
   EXPECT_TRUE(cu::unavailable_reason().empty());
+}
+
+// cuCtxSynchronize is resolved with cuda.h's ABI (no argument), not CUDA 13's
+// cuCtxSynchronize_v2(CUcontext), which cuGetProcAddress returns when asked
+// at version 13000: called with a stray first argument (as a register holds
+// one at any call), the argumentless function ignores it. With the v2 ABI
+// this returned CUDA_ERROR_CONTEXT_IS_DESTROYED (or crashed) under
+// compute-sanitizer. (Passing an extra argument is harmless in the x86-64
+// and AArch64 calling conventions.)
+TEST(CudaLoader, CtxSynchronizeHasTheHeadersAbi) {
+  KILN_REQUIRE_GPU();
+  const cu::driver_api &api = cu::require_driver();
+  cu::make_current(0);
+  auto with_stray_argument = reinterpret_cast<CUresult (*)(CUcontext)>(api.cuCtxSynchronize);
+  EXPECT_EQ(with_stray_argument(reinterpret_cast<CUcontext>(std::uintptr_t(0x1000))), CUDA_SUCCESS);
+  EXPECT_EQ(api.cuCtxSynchronize(), CUDA_SUCCESS);
 }
 
 TEST(CudaLoader, MakeCurrentSetsThePrimaryContext) {
