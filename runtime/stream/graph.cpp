@@ -194,17 +194,14 @@ graph::impl::~impl() {
     // At process exit the driver may be gone: errors are ignored.
     if (const auto *api = detail::cuda::driver()) {
       detail::make_current_quietly(*api, dev.index());
-      // Its memory may still be in use on another stream. A context that is
-      // gone took the graph with it: its handles are not touched again
-      // (compute-sanitizer was seen destroying the context of a graph
-      // launched on the legacy default stream; destroying the exec then
-      // crashed the process).
-      bool context_gone = false;
+      // Its memory may still be in use on another stream: wait for it
+      // before the blocks go back to the pool (below). An executable graph
+      // still running is freed by the driver when it completes.
       if (launched_elsewhere.load(std::memory_order_relaxed))
-        context_gone = api->cuCtxSynchronize() == CUDA_ERROR_CONTEXT_IS_DESTROYED;
-      if (exec && !context_gone)
+        api->cuCtxSynchronize();
+      if (exec)
         api->cuGraphExecDestroy(exec);
-      if (cu_graph && !context_gone)
+      if (cu_graph)
         api->cuGraphDestroy(cu_graph);
     }
   }
