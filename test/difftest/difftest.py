@@ -109,8 +109,9 @@ class Gen:
         # How the C++ states it: one statement, a subexpression bound to a
         # local first, or a KILN_FUSE function (locals inlined into one kernel).
         self.form = rng.choice(["plain", "plain", "local", "fuse", "fuse"])
-        # An update in place (plain and local forms): `r op= expr` into a
-        # further input r (a view of its own data), whose dtype is the result's.
+        # An update in place (plain and local forms): `r op= expr`, or
+        # `r.assign(expr)` (op "="), into a further input r (a view of its own
+        # data), whose dtype is the result's.
         self.update = None  # (op, input)
 
     def input(self):
@@ -518,8 +519,10 @@ WIDEST = {"int8": "int64", "uint8": "uint8", "int32": "int64", "float32": "float
 def add_update(g, e, bases, env, rng):
     """Makes `g` the update `r op= e` of a new input r shaped as e's result
     and of a dtype that `r op e` keeps (the result's, sometimes widened within
-    its kind), so that NumPy's in-place answer is `r op e`. Returns the tree
-    NumPy evaluates, or None when NumPy refuses it."""
+    its kind), so that NumPy's in-place answer is `r op e`; or, a quarter of
+    the time, `r.assign(e)` with r of e's dtype (NumPy's `r[...] = e`, which
+    kilnc computes straight into r). Returns the tree NumPy evaluates, or None
+    when NumPy refuses it."""
     try:
         with np.errstate(all="ignore"):
             res = np.asarray(np_eval(e, env))
@@ -528,13 +531,17 @@ def add_update(g, e, bases, env, rng):
     if res.dtype.name not in DTYPES:
         return None
     dt = res.dtype.name
-    if rng.random() < 0.3:
+    assign = rng.random() < 0.25
+    if not assign and rng.random() < 0.3:
         dt = WIDEST.get(dt, dt)
     shape = list(res.shape)
     view = "T" if len(shape) >= 2 and rng.random() < 0.3 else "step" if shape and rng.random() < 0.3 else None
     dst = ("r%d" % len(g.inputs), dt, shape, view)
     g.inputs.append(dst)
     bases[dst[0]], env[dst[0]] = inputs_for(rng.randrange(1 << 30), dt, shape, view)
+    if assign:
+        g.update = ("=", dst)
+        return e
     g.update = (rng.choice(["+", "-", "*"]), dst)
     return ("bin", g.update[0], ("in", dst), e)
 
@@ -681,7 +688,10 @@ def write_cpp(programs, path):
                 lines.append("    auto t = %s;" % cpp_of(g.local))
             if g.update:  # written in place through its view
                 lines.append("    auto r = %s;" % g.update[1][0])
-                lines.append("    r %s= %s;" % (g.update[0], cpp_of(e, g.local)))
+                if g.update[0] == "=":
+                    lines.append("    r.assign(%s);" % cpp_of(e, g.local))
+                else:
+                    lines.append("    r %s= %s;" % (g.update[0], cpp_of(e, g.local)))
             else:
                 lines.append("    auto r = %s;" % cpp_of(e, g.local))
         lines.append("    save(dir + \"/out%d.bin\", r, %d);" % (i, i))
@@ -805,7 +815,8 @@ def main():
         return 1
     entries = []
     for i, ((g, e, files), want) in enumerate(zip(programs, wants)):
-        cpp = cpp_of(e) if not g.update else "%s %s= %s" % (g.update[1][0], g.update[0], cpp_of(e))
+        cpp = (cpp_of(e) if not g.update else "%s.assign(%s)" % (g.update[1][0], cpp_of(e)) if g.update[0] == "="
+               else "%s %s= %s" % (g.update[1][0], g.update[0], cpp_of(e)))
         entries.append({"label": labels[i], "cpp": cpp, "tol": g.tol, "refused": refused.get(i),
                         "inputs": [(n, d, sh, v) for n, d, sh, v in g.inputs], "nan_choice": g.nan_choice,
                         "stable": g.stable})
