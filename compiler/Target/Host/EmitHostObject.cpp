@@ -141,10 +141,53 @@ void rescaleSubnormalLogs(ModuleOp module) {
   }
 }
 
+/// MLIR's float32 exp approximation returns 0 where the result is subnormal
+/// (arguments below ln 2^-126, about -87.34), where NumPy and the C library
+/// give the subnormal. Arguments below -87 are raised by 24 ln 2 = c_hi +
+/// c_lo before the one exp (c_hi a multiple of 2^-17, so x + c_hi is exact
+/// for x in [-128, -64]) and the result is scaled by (1 + c_lo) 2^-24 after:
+/// one rounding into the subnormal range. Below about -103.97 the result
+/// rounds to 0 either way.
+void rescaleSubnormalExps(ModuleOp module) {
+  SmallVector<Operation *> exps;
+  module.walk([&](math::ExpOp op) {
+    if (getElementTypeOrSelf(op.getType()).isF32())
+      exps.push_back(op);
+  });
+  constexpr float low = -87.0f;              // above ln 2^-126 = -87.34
+  constexpr float cHi = 2180452.0f / 131072;  // 24 ln 2 to a multiple of 2^-17
+  constexpr float cLo = 3.768985561e-6f;      // 24 ln 2 - cHi
+  for (Operation *op : exps) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Type type = op->getResultTypes()[0];
+    auto constant = [&](float v) -> Value {
+      TypedAttr attr = b.getF32FloatAttr(v);
+      if (auto vec = dyn_cast<VectorType>(type))
+        attr = DenseElementsAttr::get(vec, attr);
+      return arith::ConstantOp::create(b, loc, type, attr);
+    };
+    Value x = op->getOperand(0);
+    Value subnormal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, constant(low));
+    Value raised = arith::AddFOp::create(b, loc, x, constant(cHi));
+    op->setOperand(0, arith::SelectOp::create(b, loc, subnormal, raised, x));
+    b.setInsertionPointAfter(op);
+    Value result = op->getResult(0);
+    Value corrected = arith::MulFOp::create(b, loc, result, constant(1.0f + cLo));
+    Value scaled = arith::MulFOp::create(b, loc, corrected, constant(0x1p-24f));
+    Value chosen = arith::SelectOp::create(b, loc, subnormal, scaled, result);
+    Operation *first = corrected.getDefiningOp(), *select = chosen.getDefiningOp();
+    result.replaceUsesWithIf(chosen, [&](OpOperand &use) {
+      return use.getOwner() != first && use.getOwner() != select;
+    });
+  }
+}
+
 /// Rewrites the selected float32 math operations of `module` into their
 /// polynomial approximations.
 LogicalResult approximateMath(ModuleOp module) {
   rescaleSubnormalLogs(module);
+  rescaleSubnormalExps(module);
   auto selected = [](llvm::StringRef name) {
     name.consume_front("math.");
     return llvm::is_contained(kApproximatedF32, name);
