@@ -105,89 +105,82 @@ void addRawWrapper(OpBuilder &b, LLVM::LLVMFuncOp callee, const RawHostForm &for
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 }
 
-/// MLIR's float32 log and log2 approximations read the exponent field, so a
-/// subnormal argument (below 2^-126) comes out millions of ulps off: scale
-/// those by 2^24 first and subtract 24 ln 2 (or 24) after. Zero, negative,
-/// NaN and infinite arguments keep their results (-inf, NaN, NaN, inf).
-void rescaleSubnormalLogs(ModuleOp module) {
-  SmallVector<Operation *> logs;
-  module.walk([&](Operation *op) {
-    if (isa<math::LogOp, math::Log2Op>(op) && getElementTypeOrSelf(op->getResultTypes()[0]).isF32())
-      logs.push_back(op);
-  });
-  for (Operation *op : logs) {
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    Type type = op->getResultTypes()[0];
-    auto constant = [&](float v) -> Value {
-      TypedAttr attr = b.getF32FloatAttr(v);
-      if (auto vec = dyn_cast<VectorType>(type))
-        attr = DenseElementsAttr::get(vec, attr);
-      return arith::ConstantOp::create(b, loc, type, attr);
-    };
-    Value x = op->getOperand(0);
-    Value subnormal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, constant(0x1p-126f));
-    Value scaled = arith::MulFOp::create(b, loc, x, constant(0x1p24f));
-    op->setOperand(0, arith::SelectOp::create(b, loc, subnormal, scaled, x));
-    b.setInsertionPointAfter(op);
-    const float shift = isa<math::LogOp>(op) ? 16.635532333438687f : 24.0f; // 24 ln 2, 24
-    Value result = op->getResult(0);
-    Value corrected = arith::SubFOp::create(b, loc, result, constant(shift));
-    Value chosen = arith::SelectOp::create(b, loc, subnormal, corrected, result);
-    Operation *subtract = corrected.getDefiningOp(), *select = chosen.getDefiningOp();
-    result.replaceUsesWithIf(chosen, [&](OpOperand &use) {
-      return use.getOwner() != subtract && use.getOwner() != select;
-    });
-  }
+/// Makes the float32 math operation `op` compute its result for arguments
+/// below `threshold` as after(op(before(x))): the argument is selected before
+/// the one evaluation and the result after it. `before` and `after` build
+/// from a value and a constant maker (scalar or splat of op's type).
+void rescaleBelow(Operation *op, float threshold,
+                  function_ref<Value(OpBuilder &, Location, Value, function_ref<Value(float)>)> before,
+                  function_ref<Value(OpBuilder &, Location, Value, function_ref<Value(float)>)> after) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Type type = op->getResultTypes()[0];
+  auto constant = [&](float v) -> Value {
+    TypedAttr attr = b.getF32FloatAttr(v);
+    if (auto vec = dyn_cast<VectorType>(type))
+      attr = DenseElementsAttr::get(vec, attr);
+    return arith::ConstantOp::create(b, loc, type, attr);
+  };
+  Value x = op->getOperand(0);
+  Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, constant(threshold));
+  op->setOperand(0, arith::SelectOp::create(b, loc, below, before(b, loc, x, constant), x));
+  b.setInsertionPointAfter(op);
+  Value result = op->getResult(0);
+  SmallVector<OpOperand *> uses = llvm::map_to_vector(result.getUses(), [](OpOperand &use) { return &use; });
+  Value chosen = arith::SelectOp::create(b, loc, below, after(b, loc, result, constant), result);
+  for (OpOperand *use : uses)
+    use->set(chosen);
 }
 
-/// MLIR's float32 exp approximation returns 0 where the result is subnormal
-/// (arguments below ln 2^-126, about -87.34), where NumPy and the C library
-/// give the subnormal. Arguments below -87 are raised by 24 ln 2 = c_hi +
-/// c_lo before the one exp (c_hi a multiple of 2^-17, so x + c_hi is exact
-/// for x in [-128, -64]) and the result is scaled by (1 + c_lo) 2^-24 after:
-/// one rounding into the subnormal range. Below about -103.97 the result
-/// rounds to 0 either way.
-void rescaleSubnormalExps(ModuleOp module) {
-  SmallVector<Operation *> exps;
-  module.walk([&](math::ExpOp op) {
-    if (getElementTypeOrSelf(op.getType()).isF32())
-      exps.push_back(op);
+/// Float32 log, log2 and exp where MLIR's polynomial approximations fail
+/// near or in the subnormal range:
+/// - log and log2 read the exponent field, so a subnormal argument (below
+///   2^-126) comes out millions of ulps off: such arguments are scaled by
+///   2^24 first and 24 ln 2 (or 24) subtracted after. Zero, negative, NaN and
+///   infinite arguments keep their results (-inf, NaN, NaN, inf).
+/// - exp returns 0 where the result is subnormal (arguments below ln 2^-126,
+///   about -87.34), where NumPy and the C library give the subnormal.
+///   Arguments below -87 are raised by 24 ln 2 = c_hi + c_lo (c_hi a
+///   multiple of 2^-17, so x + c_hi is exact for x in [-128, -64]) and the
+///   result is scaled by (1 + c_lo) 2^-24: one rounding into the subnormal
+///   range. Below about -103.97 the result rounds to 0 either way.
+void rescaleSubnormalMath(ModuleOp module) {
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (isa<math::LogOp, math::Log2Op, math::ExpOp>(op) && getElementTypeOrSelf(op->getResultTypes()[0]).isF32())
+      ops.push_back(op);
   });
-  constexpr float low = -87.0f;              // above ln 2^-126 = -87.34
-  constexpr float cHi = 2180452.0f / 131072;  // 24 ln 2 to a multiple of 2^-17
-  constexpr float cLo = 3.768985561e-6f;      // 24 ln 2 - cHi
-  for (Operation *op : exps) {
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    Type type = op->getResultTypes()[0];
-    auto constant = [&](float v) -> Value {
-      TypedAttr attr = b.getF32FloatAttr(v);
-      if (auto vec = dyn_cast<VectorType>(type))
-        attr = DenseElementsAttr::get(vec, attr);
-      return arith::ConstantOp::create(b, loc, type, attr);
-    };
-    Value x = op->getOperand(0);
-    Value subnormal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, constant(low));
-    Value raised = arith::AddFOp::create(b, loc, x, constant(cHi));
-    op->setOperand(0, arith::SelectOp::create(b, loc, subnormal, raised, x));
-    b.setInsertionPointAfter(op);
-    Value result = op->getResult(0);
-    Value corrected = arith::MulFOp::create(b, loc, result, constant(1.0f + cLo));
-    Value scaled = arith::MulFOp::create(b, loc, corrected, constant(0x1p-24f));
-    Value chosen = arith::SelectOp::create(b, loc, subnormal, scaled, result);
-    Operation *first = corrected.getDefiningOp(), *select = chosen.getDefiningOp();
-    result.replaceUsesWithIf(chosen, [&](OpOperand &use) {
-      return use.getOwner() != first && use.getOwner() != select;
-    });
+  using Constant = function_ref<Value(float)>;
+  for (Operation *op : ops) {
+    if (isa<math::ExpOp>(op)) {
+      constexpr float cHi = 2180452.0f / 131072; // 24 ln 2 to a multiple of 2^-17
+      constexpr float cLo = 3.768985561e-6f;     // 24 ln 2 - cHi
+      rescaleBelow(
+          op, -87.0f, // above ln 2^-126 = -87.34
+          [&](OpBuilder &b, Location loc, Value x, Constant c) -> Value {
+            return arith::AddFOp::create(b, loc, x, c(cHi));
+          },
+          [&](OpBuilder &b, Location loc, Value r, Constant c) -> Value {
+            return arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, r, c(1.0f + cLo)), c(0x1p-24f));
+          });
+      continue;
+    }
+    const float shift = isa<math::LogOp>(op) ? 16.635532333438687f : 24.0f; // 24 ln 2, 24
+    rescaleBelow(
+        op, 0x1p-126f,
+        [&](OpBuilder &b, Location loc, Value x, Constant c) -> Value {
+          return arith::MulFOp::create(b, loc, x, c(0x1p24f));
+        },
+        [&](OpBuilder &b, Location loc, Value r, Constant c) -> Value {
+          return arith::SubFOp::create(b, loc, r, c(shift));
+        });
   }
 }
 
 /// Rewrites the selected float32 math operations of `module` into their
 /// polynomial approximations.
 LogicalResult approximateMath(ModuleOp module) {
-  rescaleSubnormalLogs(module);
-  rescaleSubnormalExps(module);
+  rescaleSubnormalMath(module);
   auto selected = [](llvm::StringRef name) {
     name.consume_front("math.");
     return llvm::is_contained(kApproximatedF32, name);
