@@ -30,4 +30,13 @@ std::pair<const char *, const char *> byte_extent(const array_base &x);
 /// True when x and y share memory (conservatively, by extent).
 bool may_overlap(const array_base &x, const array_base &y);
 
+/// NumPy's setitem rule (`x[...] = value`): `from` broadcasts into `to`, its
+/// axes beyond to's rank of size 1; else shape_error "could not broadcast
+/// input array from shape F into shape T".
+void check_assignable(const shape &from, const shape &to);
+
+/// `a` viewed with `target`'s shape: stride 0 where it broadcasts, its axes
+/// beyond target's rank (of size 1) dropped. The shapes must broadcast.
+array_base broadcast_view(const array_base &a, const shape &target);
+
 } // namespace kiln::detail

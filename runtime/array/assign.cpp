@@ -20,27 +20,8 @@ namespace {
 /// NumPy's setitem, src may have more axes than dst when the extra leading
 /// ones have size 1 (`x[...] = ones((1, 3))` for a 3-vector).
 array_base broadcast_for_assign(const array_base &src, const shape &target) {
-  const shape &from = src.shape();
-  std::size_t extra = from.size() > target.size() ? from.size() - target.size() : 0;
-  bool ok = true;
-  for (std::size_t i = 0; i < extra; ++i)
-    ok &= from[i] == 1;
-  shape st = shape::filled(target.size(), 0);
-  if (ok) {
-    const std::size_t lead = target.size() - (from.size() - extra); // dst axes src lacks
-    for (std::size_t i = extra; i < from.size() && ok; ++i) {
-      const std::size_t d = lead + (i - extra);
-      if (from[i] == target[d])
-        st[d] = src.strides()[i];
-      else if (from[i] != 1)
-        ok = false;
-    }
-  }
-  if (!ok)
-    throw shape_error("could not broadcast input array from shape " +
-                      to_string(from) + " into shape " + to_string(target));
-  return array_base::from_parts(src.storage(), src.dtype(), src.device(),
-                                target, std::move(st), src.offset());
+  check_assignable(src.shape(), target);
+  return broadcast_view(src, target);
 }
 
 /// dst = src, same shape and device, no overlap.
@@ -66,6 +47,29 @@ void assign_checked(const array_base &dst, const array_base &src,
 }
 
 } // namespace
+
+void check_assignable(const shape &from, const shape &to) {
+  bool fits = true;
+  for (std::size_t d = 0; fits && d < from.size(); ++d) { // d-th axis from the end
+    const std::int64_t extent = from[from.size() - 1 - d];
+    fits = extent == 1 || (d < to.size() && extent == to[to.size() - 1 - d]);
+  }
+  if (!fits)
+    throw shape_error("could not broadcast input array from shape " + to_string(from) + " into shape " +
+                      to_string(to));
+}
+
+array_base broadcast_view(const array_base &a, const shape &target) {
+  if (a.shape() == target)
+    return a;
+  const std::size_t extra = a.shape().size() > target.size() ? a.shape().size() - target.size() : 0;
+  const std::size_t lead = target.size() - (a.shape().size() - extra); // target axes a lacks
+  shape strides = shape::filled(target.size(), 0);
+  for (std::size_t d = extra; d < a.shape().size(); ++d)
+    if (a.shape()[d] == target[lead + d - extra])
+      strides[lead + d - extra] = a.strides()[d];
+  return array_base::from_parts(a.storage(), a.dtype(), a.device(), target, std::move(strides), a.offset());
+}
 
 /// NumPy's error for a write into a read-only view (broadcast_to's).
 static void check_writeable(const array_base &dst) {

@@ -31,21 +31,6 @@ void check_destination_shape(const array_base &dst, std::span<const array_base *
                       " doesn't match the broadcast shape " + to_string(all));
 }
 
-/// `a` viewed with the destination's shape (stride 0 where it broadcasts).
-/// Axes beyond the destination's rank (an assign's leading axes of size 1)
-/// are dropped.
-array_base broadcast_view(const array_base &a, const shape &target) {
-  if (a.shape() == target)
-    return a;
-  const std::size_t extra = a.shape().size() > target.size() ? a.shape().size() - target.size() : 0;
-  const std::size_t lead = target.size() - (a.shape().size() - extra);
-  shape strides = shape::filled(target.size(), 0);
-  for (std::size_t d = extra; d < a.shape().size(); ++d)
-    if (a.shape()[d] == target[lead + d - extra])
-      strides[lead + d - extra] = a.strides()[d];
-  return array_base::from_parts(a.storage(), a.dtype(), a.device(), target, std::move(strides), a.offset());
-}
-
 /// True when `a` is the destination's own elements in its own layout.
 bool is_destination(const array_base &a, const array_base &dst) {
   return a.data() == dst.data() && a.dtype() == dst.dtype() && a.shape() == dst.shape() &&
@@ -59,15 +44,7 @@ void check_assigned_shape(const array_base &dst, std::span<const array_base *con
   shape value;
   for (const array_base *a : inputs)
     value = broadcast_shapes(value, a->shape());
-  const shape &to = dst.shape();
-  bool fits = true;
-  for (std::size_t d = 0; fits && d < value.size(); ++d) { // d-th axis from the end
-    const std::int64_t extent = value[value.size() - 1 - d];
-    fits = extent == 1 || (d < to.size() && extent == to[to.size() - 1 - d]);
-  }
-  if (!fits)
-    throw shape_error("could not broadcast input array from shape " + to_string(value) + " into shape " +
-                      to_string(dst.shape()));
+  check_assignable(value, dst.shape());
 }
 
 /// What both entry points check first: a destination and inputs that are
