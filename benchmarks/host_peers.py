@@ -76,5 +76,8 @@ x = rng.random((mm, mm), dtype=np.float32)
 col = rng.random((mm, 1), dtype=np.float32)
 emit("m.T()*2+1 4k x 4k", median_ms(lambda: np.ascontiguousarray(x.T * np.float32(2) + np.float32(1))), 2 * mm * mm * 4)
 emit("m.T()*2+1 4k x 4k (NumPy's F-order result)", median_ms(lambda: x.T * np.float32(2) + np.float32(1)), 2 * mm * mm * 4)
+into = np.empty((mm, mm), dtype=np.float32)
+emit("into.assign(m.T()*2+1) 4k x 4k", median_ms(lambda: into.__setitem__(Ellipsis, x.T * np.float32(2) + np.float32(1))),
+     2 * mm * mm * 4)  # NumPy's into[...] = m.T*2+1
 emit("m*col+1 4k x 4k", median_ms(lambda: x * col + np.float32(1)), 2 * mm * mm * 4 + mm * 4)
 print(json.dumps(dict(suite="host", name="versions", numpy=np.__version__, cpus=os.cpu_count())), flush=True)

@@ -205,6 +205,10 @@ int main() {
   }, 1e-6);
   expect_throws<kiln::shape_error>("assign larger", "could not broadcast input array from shape (33,65) into shape (65,)",
                                    [&] { auto r = kiln::zeros<float>({n}); r.assign(y * 1.0f); });
+  expect_throws<kiln::value_error>("fused assign into broadcast_to", "assignment destination is read-only", [&] {
+    auto b = kiln::broadcast_to(row, kiln::shape{m, n});
+    b.assign(y * 2.0);
+  });
   // A value with a leading axis of size 1 beyond the destination's rank (NumPy strips it).
   auto r1 = kiln::zeros<float>({n});
   r1.assign(y.slice({kiln::range(2, 3), kiln::all}) * 2.0f);
