@@ -111,15 +111,11 @@ public:
       for (const Expr *a : args) operands.insert(stripImplicit(a));
     }
     if (auto *ref = dyn_cast<DeclRefExpr>(e)) refs.push_back(ref);
-    if (auto c = classifyCompoundAssign(e))
-      written.push_back(c->target);
     std::string what;
     if (const VarDecl *vd = constArrayVariable(writtenArray(e, what)))
       constWrites.push_back({e, vd, what});
     return true;
   }
-  /// The destinations of compound assignments.
-  std::vector<const Expr *> written;
   /// Writes into arrays declared const (kilnc's errors).
   struct ConstWrite {
     const Expr *at;
@@ -144,41 +140,13 @@ BodyAnalysis analyzeBody(const FunctionDecl *fd, bool fuse, bool chains, const S
   for (const auto &w : scan.constWrites)
     a.constWrites.emplace_back(w.at, w.var, w.what);
 
-  // A KILN_FUSE body that writes into an array (`x += ...`) keeps every
-  // local: an inlined initializer would read the arrays after the write (a
-  // view may alias any of them).
-  if (fuse && scan.written.empty()) {
-    // Candidate locals: array variables declared at the top level of the body
-    // with an elementwise initializer.
-    llvm::DenseMap<const VarDecl *, const DeclStmt *> declOf;
-    if (const auto *body = dyn_cast<CompoundStmt>(fd->getBody())) {
-      for (const Stmt *s : body->body()) {
-        const auto *ds = dyn_cast<DeclStmt>(s);
-        if (!ds || !ds->isSingleDecl()) continue;
-        const auto *vd = dyn_cast<VarDecl>(ds->getSingleDecl());
-        if (!vd || !vd->getInit() || !arrayElementType(vd->getType())) continue;
-        const Expr *init = stripImplicit(vd->getInit());
-        if (scan.seen.count(init)) {
-          a.inlinedLocals[vd] = init;
-          declOf[vd] = ds;
-        }
-      }
-    }
-    // A local used anywhere but as an operand of an elementwise operation
-    // (returned, viewed, passed to matmul, ...) keeps its storage.
-    llvm::DenseSet<const VarDecl *> used;
-    for (const DeclRefExpr *ref : scan.refs) {
-      const auto *vd = dyn_cast<VarDecl>(ref->getDecl());
-      if (!vd || !a.inlinedLocals.count(vd)) continue;
-      used.insert(vd);
-      if (!scan.operands.count(ref)) a.inlinedLocals.erase(vd);
-    }
-    for (auto it = a.inlinedLocals.begin(); it != a.inlinedLocals.end();) {
-      auto cur = it++;
-      if (!used.count(cur->first)) a.inlinedLocals.erase(cur); // unused: leave as written
-    }
-    for (auto &[vd, init] : a.inlinedLocals) a.removedDecls.push_back(declOf[vd]);
-  } else if (!fuse && chains) {
+  // A KILN_FUSE body is one data flow: its locals are inlined into their
+  // consumers, except across a write into an array (StatementChain.h).
+  if (fuse) {
+    StatementChains found = findFuseBodyLocals(fd->getBody(), {&scan.seen, &scan.operands, &scan.refs});
+    a.inlinedLocals = std::move(found.inlined);
+    a.removedDecls = std::move(found.removedDecls);
+  } else if (chains) {
     StatementChains found = findStatementChains(fd->getBody(), {&scan.seen, &scan.operands, &scan.refs});
     a.inlinedLocals = std::move(found.inlined);
     a.removedDecls = std::move(found.removedDecls);

@@ -1,6 +1,7 @@
 //===- Frontend/StatementChain.cpp - Fusing across plain statements ------===//
 #include "Frontend/StatementChain.h"
 #include "Frontend/ArrayExpr.h"
+#include "Frontend/ArrayWrites.h"
 #include "Frontend/ElementType.h"
 #include "Frontend/InPlaceUpdate.h"
 #include "Frontend/LambdaCall.h"
@@ -221,33 +222,107 @@ private:
   llvm::DenseMap<const VarDecl *, std::vector<const DeclRefExpr *>> refsOf_;
 };
 
-/// The variables of the body written in place (`x += ...`, `x[m] = ...`,
-/// `x.fill(...)`, `elementwise_into(x, ...)`).
-class WrittenVariables : public RecursiveASTVisitor<WrittenVariables> {
+/// Every reference to a declaration in some code, lambda bodies included,
+/// for the position of each among a body's statements.
+class AllReferences : public RecursiveASTVisitor<AllReferences> {
 public:
   bool shouldVisitLambdaBody() const { return true; }
-  bool VisitExpr(Expr *e) {
-    std::string what;
-    const Expr *target = writtenArray(e, what);
-    if (!target)
-      if (auto lambda = classifyElementwiseCall(e); lambda && lambda->into) target = lambda->into;
-    if (const auto *ref = target ? dyn_cast<DeclRefExpr>(stripImplicit(target)) : nullptr)
-      vars.insert(ref->getDecl());
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    refs.push_back(ref);
     return true;
   }
-  llvm::DenseSet<const ValueDecl *> vars;
+  std::vector<const DeclRefExpr *> refs;
 };
 
 } // namespace
 
 StatementChains findStatementChains(const Stmt *body, const BodyFacts &facts) {
   StatementChains chains;
-  WrittenVariables written;
-  written.TraverseStmt(const_cast<Stmt *>(body));
-  ChainFinder finder(facts, std::move(written.vars), chains);
+  ChainFinder finder(facts, writtenVariables(body), chains);
   finder.TraverseStmt(const_cast<Stmt *>(body));
   std::sort(chains.removedDecls.begin(), chains.removedDecls.end());
   return chains;
+}
+
+} // namespace kiln::frontend
+
+namespace kiln::frontend {
+
+StatementChains findFuseBodyLocals(const Stmt *body, const BodyFacts &facts) {
+  StatementChains out;
+  const auto *block = dyn_cast_or_null<CompoundStmt>(body);
+  if (!block) return out;
+  std::vector<const Stmt *> stmts(block->body_begin(), block->body_end());
+
+  // Where each reference is: the index of its top-level statement. A body
+  // has no loops or branches (FuseBodyChecker), so statements run in order.
+  llvm::DenseMap<const DeclRefExpr *, unsigned> statementOf;
+  std::vector<bool> writes(stmts.size()), readsFirst(stmts.size());
+  for (unsigned i = 0; i < stmts.size(); ++i) {
+    AllReferences refs;
+    refs.TraverseStmt(const_cast<Stmt *>(stmts[i]));
+    for (const DeclRefExpr *ref : refs.refs) statementOf[ref] = i;
+    writes[i] = mayWriteArrays(stmts[i]);
+    readsFirst[i] = writes[i] && soleWriteReadingFirst(stmts[i]);
+  }
+
+  // Candidates: array locals declared alone at the top level with a fusable
+  // initializer.
+  struct Candidate {
+    const VarDecl *var;
+    const DeclStmt *decl;
+    unsigned at;
+  };
+  std::vector<Candidate> candidates;
+  llvm::DenseMap<const DeclRefExpr *, const VarDecl *> inInitializerOf;
+  for (unsigned i = 0; i < stmts.size(); ++i) {
+    const auto *ds = dyn_cast<DeclStmt>(stmts[i]);
+    if (!ds || !ds->isSingleDecl() || ds->getBeginLoc().isMacroID()) continue;
+    const auto *vd = dyn_cast<VarDecl>(ds->getSingleDecl());
+    if (!vd || !vd->getInit() || !arrayElementType(vd->getType())) continue;
+    if (!facts.fusable->count(stripImplicit(vd->getInit()))) continue;
+    candidates.push_back({vd, ds, i});
+    AllReferences refs;
+    refs.TraverseStmt(const_cast<Expr *>(vd->getInit()));
+    for (const DeclRefExpr *ref : refs.refs) inInitializerOf[ref] = vd;
+  }
+  llvm::DenseMap<const VarDecl *, std::vector<const DeclRefExpr *>> refsOf;
+  for (const DeclRefExpr *ref : *facts.refs)
+    if (const auto *vd = dyn_cast<VarDecl>(ref->getDecl())) refsOf[vd].push_back(ref);
+  llvm::DenseSet<const ValueDecl *> written = writtenVariables(body);
+
+  // An inlined initializer is evaluated where its consumers are: at the
+  // statement of its last use, or, for a use inside another inlined local's
+  // initializer, where that one is evaluated. So the later locals are
+  // decided first.
+  llvm::DenseMap<const VarDecl *, unsigned> evaluatedAt;
+  for (auto c = candidates.rbegin(); c != candidates.rend(); ++c) {
+    auto it = refsOf.find(c->var);
+    if (it == refsOf.end() || written.count(c->var)) continue; // unused (left as written) or a destination
+    bool inlinable = true;
+    unsigned last = c->at;
+    for (const DeclRefExpr *ref : it->second) {
+      auto pos = statementOf.find(ref);
+      if (pos == statementOf.end() || !facts.operands->count(ref) || ref->getBeginLoc().isMacroID()) {
+        inlinable = false;
+        break;
+      }
+      unsigned at = pos->second;
+      if (auto owner = inInitializerOf.find(ref); owner != inInitializerOf.end())
+        if (auto e = evaluatedAt.find(owner->second); e != evaluatedAt.end()) at = e->second;
+      last = std::max(last, at);
+    }
+    // No write may come between the declaration and the evaluation, and a
+    // write at the evaluation must read its operands first (`r += t`).
+    for (unsigned k = c->at + 1; inlinable && k < last; ++k) inlinable = !writes[k];
+    if (inlinable && writes[last] && !readsFirst[last]) inlinable = false;
+    if (!inlinable) continue;
+    evaluatedAt[c->var] = last;
+    out.inlined[c->var] = stripImplicit(c->var->getInit());
+    out.removedDecls.push_back(c->decl);
+  }
+  std::sort(out.removedDecls.begin(), out.removedDecls.end());
+  return out;
 }
 
 } // namespace kiln::frontend

@@ -54,6 +54,15 @@ struct StatementChains {
 /// Finds the chains in `body` (every block in it, lambda bodies included).
 StatementChains findStatementChains(const clang::Stmt *body, const BodyFacts &facts);
 
+/// The locals of a KILN_FUSE body to inline: each array local declared at
+/// the top level with a fusable initializer whose every use is an operand
+/// of a fusable call, unless an array may be written (ArrayWrites.h)
+/// between its declaration and where its inlined initializer would be
+/// evaluated, which would then read what the write left instead of what it
+/// read in its own statement (issue 24). Such a local keeps its storage: it
+/// is computed by its own kernel before the write.
+StatementChains findFuseBodyLocals(const clang::Stmt *body, const BodyFacts &facts);
+
 } // namespace kiln::frontend
 
 #endif

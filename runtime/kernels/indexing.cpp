@@ -328,7 +328,12 @@ void index_scatter(const array_base &x, const array_base &indices, const array_b
   const bool broadcast = values.size() == 1;
   array_base v;
   if (broadcast) {
-    v = copy(reshape(values, shape{1}), x.dtype());
+    // One value for every element: one row of it, which every index takes.
+    shape one;
+    for (std::size_t d = 1; d < target.shape().size(); ++d)
+      one.push_back(target.shape()[d]);
+    if (one.empty()) one.push_back(1);
+    v = copy(broadcast_to(reshape(values, shape{1}), one), x.dtype());
   } else if (flat) {
     if (values.size() != nidx)
       throw value_error("put: " + std::to_string(values.size()) + " values for " + std::to_string(nidx) +

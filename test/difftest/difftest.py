@@ -113,6 +113,8 @@ class Gen:
         # `r.assign(expr)` (op "="), into a further input r (a view of its own
         # data), whose dtype is the result's.
         self.update = None  # (op, input)
+        # A read of an array, then a write into it (add_write_order).
+        self.wo = None
 
     def input(self):
         if self.inputs and self.r.random() < 0.4:
@@ -546,6 +548,80 @@ def add_update(g, e, bases, env, rng):
     return ("bin", g.update[0], ("in", dst), e)
 
 
+WRITE_FORMS = ("+=", "mask+=", "mask=", "idx=", "put", "assign", "fill", "copyto", "into", "slice+=", "Tslice-=")
+
+
+def reads_input(e, inp):
+    return (e[0] == "in" and e[1] is inp) or any(isinstance(x, tuple) and reads_input(x, inp) for x in e[1:])
+
+
+def add_write_order(g, e, bases, env, rng):
+    """Makes `g` a program that reads an array and then writes into it
+    (issue 24): `X` becomes a copy of one of e's inputs, `u = e` is computed
+    from it, one write form changes X, and the result is `u op X`. NumPy
+    reads X before the write, so u must too, whatever kilnc inlines.
+    Returns the tree NumPy evaluates, or None when none of e's inputs fits."""
+    cands = [inp for inp in g.inputs if inp[1] != "bool" and reads_input(e, inp)]
+    if not cands or e[0] == "in":  # `auto u = X;` is another handle of X's data, in NumPy too
+        return None
+    x = rng.choice(cands)
+    name, dt, shape, _ = x
+    rank = len(shape)
+    forms = [f for f in WRITE_FORMS
+             if (rank >= 1 or f in ("+=", "assign", "fill", "copyto", "into"))
+             and (rank >= 2 or f != "Tslice-=") and (f != "into" or dt not in ("int8", "uint8"))]
+    form = rng.choice(forms)
+    scalar = 3 if KIND[dt] in "iu" else 0.75
+    r = np.array(env[name], copy=True)
+    extra = {}
+    if form.startswith("mask"):
+        m = ("m%d" % len(g.inputs), "bool", list(shape), None)
+        g.inputs.append(m)
+        bases[m[0]] = env[m[0]] = np.random.default_rng(rng.randrange(1 << 30)).random(shape) > 0.5
+        extra["M"] = m[0]
+    if form in ("idx=", "put"):
+        n = shape[0] if form == "idx=" else int(np.prod(shape))
+        k = rng.choice([1, 2, 4])
+        i = ("i%d" % len(g.inputs), "int64", [k], None)
+        g.inputs.append(i)
+        bases[i[0]] = env[i[0]] = np.random.default_rng(rng.randrange(1 << 30)).integers(-n, n, k).astype(np.int64)
+        extra["I"] = i[0]
+    with np.errstate(all="ignore"):
+        if form == "+=":
+            r += scalar
+        elif form == "mask+=":
+            r[env[extra["M"]]] += scalar
+        elif form == "mask=":
+            r[env[extra["M"]]] = scalar
+        elif form == "idx=":
+            r[env[extra["I"]]] = scalar
+        elif form == "put":
+            np.put(r, env[extra["I"]], scalar)
+        elif form == "assign":
+            r[...] = r * 2
+        elif form == "fill":
+            r.fill(scalar)
+        elif form == "copyto":
+            np.copyto(r, r + scalar)
+        elif form == "into":
+            r[...] = r + r
+        elif form == "slice+=":
+            r[0:1] += scalar
+        else:
+            r.T[0:1] -= scalar
+    s = repr(scalar)
+    write = {"+=": "X += S;", "mask+=": "X[M] += S;", "mask=": "X[M] = S;", "idx=": "X[I] = S;",
+             "put": "kiln::put(X, I, S);", "assign": "X.assign(X * 2);", "fill": "X.fill(S);",
+             "copyto": "kiln::copyto(X, X + S);", "into": "kiln::elementwise_into(X, [](auto v) { return v + v; }, X);",
+             "slice+=": "X.slice({kiln::range(0, 1)}) += S;", "Tslice-=": "X.T().slice({kiln::range(0, 1)}) -= S;"}[form]
+    write = write.replace("X", name).replace("S", s).replace("M", extra.get("M", "")).replace("I", extra.get("I", ""))
+    op = rng.choice(["+", "-", "*"])
+    after = (name + "_w", dt, list(shape), None)  # X after the write, for NumPy only
+    env[after[0]] = r
+    g.wo = {"target": name, "write": write, "op": op}
+    return ("bin", op, e, ("in", after))
+
+
 def make_program(rng, depth):
     for _ in range(50):
         g = Gen(rng)
@@ -556,7 +632,11 @@ def make_program(rng, depth):
         for name, dt, shape, view in g.inputs:
             bases[name], env[name] = inputs_for(rng.randrange(1 << 30), dt, shape, view)
         checked = e
-        if g.form != "fuse" and rng.random() < 0.25:
+        if g.form in ("fuse", "plain") and rng.random() < 0.3:
+            checked = add_write_order(g, e, bases, env, rng)
+            if checked is None:
+                continue
+        elif g.form != "fuse" and rng.random() < 0.25:
             checked = add_update(g, e, bases, env, rng)
             if checked is None:
                 continue
@@ -573,7 +653,7 @@ def make_program(rng, depth):
         g.local, g.result, g.tol = None, want.dtype.name, tol
         g.stable, g.nan_choice = stable, NAN_CHOICE[0]
         subs = subtrees(e)
-        if subs and (g.form == "local" or (g.form == "fuse" and rng.random() < 0.5)):
+        if subs and not g.wo and (g.form == "local" or (g.form == "fuse" and rng.random() < 0.5)):
             g.local = rng.choice(subs)
         return g, e, bases, env, want  # the data it was typed and checked on is the data compared
     return None
@@ -652,8 +732,17 @@ def write_cpp(programs, path):
     for i, (g, e, files) in enumerate(programs):
         if g.form != "fuse":
             continue
-        params = ", ".join("const kiln::array<%s> &%s" % (CPP[dt], name) for name, dt, _, _ in g.inputs)
+        target = g.wo["target"] if g.wo else None
+        params = ", ".join("const kiln::array<%s> &%s%s" % (CPP[dt], name, "_src" if name == target else "")
+                           for name, dt, _, _ in g.inputs)
         lines.append("KILN_FUSE kiln::array<%s> fused_%d(%s) { // program %d" % (CPP[g.result], i, params, i))
+        if g.wo:
+            lines.append("  auto %s = %s_src.copy();" % (target, target))
+            lines.append("  auto u = %s;" % cpp_of(e))
+            lines.append("  " + g.wo["write"])
+            lines.append("  return (u %s %s);" % (g.wo["op"], target))
+            lines.append("}")
+            continue
         if g.local is not None:
             lines.append("  auto t = %s;" % cpp_of(g.local))
         lines.append("  return %s;" % cpp_of(e, g.local))
@@ -683,6 +772,11 @@ def write_cpp(programs, path):
                 lines.append("    auto %s = %s_base;" % (name, name))
         if g.form == "fuse":
             lines.append("    auto r = fused_%d(%s);" % (i, ", ".join(name for name, _, _, _ in g.inputs)))
+        elif g.wo:
+            lines.append("    %s = %s.copy();" % (g.wo["target"], g.wo["target"]))
+            lines.append("    auto u = %s;" % cpp_of(e))
+            lines.append("    " + g.wo["write"])
+            lines.append("    auto r = (u %s %s);" % (g.wo["op"], g.wo["target"]))
         else:
             if g.local is not None:
                 lines.append("    auto t = %s;" % cpp_of(g.local))
@@ -815,7 +909,8 @@ def main():
         return 1
     entries = []
     for i, ((g, e, files), want) in enumerate(zip(programs, wants)):
-        cpp = (cpp_of(e) if not g.update else "%s.assign(%s)" % (g.update[1][0], cpp_of(e)) if g.update[0] == "="
+        cpp = ("%s = copy; u = %s; %s (u %s %s)" % (g.wo["target"], cpp_of(e), g.wo["write"], g.wo["op"], g.wo["target"])
+               if g.wo else cpp_of(e) if not g.update else "%s.assign(%s)" % (g.update[1][0], cpp_of(e)) if g.update[0] == "="
                else "%s %s= %s" % (g.update[1][0], g.update[0], cpp_of(e)))
         entries.append({"label": labels[i], "cpp": cpp, "tol": g.tol, "refused": refused.get(i),
                         "inputs": [(n, d, sh, v) for n, d, sh, v in g.inputs], "nan_choice": g.nan_choice,

@@ -186,6 +186,21 @@ template <class E, class I> void take_and_scatter(kiln::device dev) {
   for (std::size_t j = 0; j < hi.size(); ++j)
     for (std::int64_t c = 0; c < cols; ++c) want[norm(hi[j]) * cols + c] = v[j * cols + c];
   EXPECT_EQ(hy, want);
+  // x[idx] = scalar and = a one-element array fill every chosen row (issue
+  // 24: only each row's first element was written, the rest from past the
+  // value's buffer).
+  for (bool as_array : {false, true}) {
+    auto z = x.copy();
+    const E one = random_values<E>(1, g)[0];
+    if (as_array)
+      z[idx] = on(std::vector<E>{one}, {1, 1}, dev);
+    else
+      z[idx] = one;
+    std::vector<E> filled = hx;
+    for (std::size_t j = 0; j < hi.size(); ++j)
+      for (std::int64_t c = 0; c < cols; ++c) filled[norm(hi[j]) * cols + c] = one;
+    EXPECT_EQ(z.to_vector(), filled) << (as_array ? "one-element array" : "scalar");
+  }
 }
 
 TEST(Indices, TakeAndScatter) {
