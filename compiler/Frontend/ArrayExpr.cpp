@@ -108,7 +108,8 @@ std::optional<OpKind> classifyCall(const Expr *e, llvm::SmallVectorImpl<const Ex
   if (const auto *mc = dyn_cast<CXXMemberCallExpr>(e)) {
     const CXXMethodDecl *md = mc->getMethodDecl();
     if (md && md->getIdentifier() && md->getName() == "astype" &&
-        arrayElementType(mc->getImplicitObjectArgument()->getType())) {
+        (arrayElementType(mc->getImplicitObjectArgument()->getType()) ||
+         classifyIndexSubscript(mc->getImplicitObjectArgument()))) {
       args.push_back(mc->getImplicitObjectArgument());
       return OpKind::Cast;
     }

@@ -71,6 +71,7 @@ const char *cxxSpelling(ElementType t) {
 
 /// Element type of a builtin or std::complex type, exactly (no scalar rule).
 std::optional<ElementType> exactElementType(clang::QualType t) {
+  if (t.isNull()) return std::nullopt; // a pack's substitution, an error's recovery
   t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
   if (const auto *bt = t->getAs<clang::BuiltinType>()) {
     switch (bt->getKind()) {
@@ -89,7 +90,8 @@ std::optional<ElementType> exactElementType(clang::QualType t) {
   }
   if (const auto *rd = t->getAsCXXRecordDecl()) {
     const auto *spec = llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(rd);
-    if (spec && spec->getName() == "complex" && spec->isInStdNamespace()) {
+    if (spec && spec->getName() == "complex" && spec->isInStdNamespace() && spec->getTemplateArgs().size() >= 1 &&
+        spec->getTemplateArgs()[0].getKind() == clang::TemplateArgument::Type) {
       auto e = exactElementType(spec->getTemplateArgs()[0].getAsType());
       if (e == ElementType::Float32) return ElementType::Complex64;
       if (e == ElementType::Float64) return ElementType::Complex128;
@@ -109,16 +111,20 @@ bool inKilnNamespace(const clang::Decl *d, bool nested) {
 }
 
 std::optional<ElementType> arrayElementType(clang::QualType t) {
+  if (t.isNull()) return std::nullopt;
   t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
   const auto *rd = t->getAsCXXRecordDecl();
   const auto *spec = llvm::dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(rd);
   if (!spec || spec->getName() != "array") return std::nullopt;
   const auto *ns = llvm::dyn_cast<clang::NamespaceDecl>(spec->getDeclContext()->getRedeclContext());
-  if (!ns || ns->getName() != "kiln") return std::nullopt;
+  if (!ns || ns->getName() != "kiln" || spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != clang::TemplateArgument::Type)
+    return std::nullopt;
   return exactElementType(spec->getTemplateArgs()[0].getAsType());
 }
 
 std::optional<ElementType> scalarElementType(clang::QualType t) {
+  if (t.isNull()) return std::nullopt;
   clang::QualType c = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
   if (const auto *bt = c->getAs<clang::BuiltinType>()) {
     if (bt->getKind() == clang::BuiltinType::Bool) return ElementType::Bool;

@@ -22,6 +22,7 @@
 #include "Frontend/RawKernelGen.h"
 #include "Frontend/RawKernelLaunch.h"
 #include "Frontend/RawModuleLiteral.h"
+#include "Frontend/ReductionCall.h"
 #include "Frontend/StatementChain.h"
 
 #include "clang/AST/ASTContext.h"
@@ -43,6 +44,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include <algorithm>
+#include <set>
 #include <cstdint>
 #include <map>
 #include <tuple>
@@ -218,7 +220,12 @@ public:
   }
 
 private:
-  void error(SourceLocation loc, const std::string &msg) { diags_.Report(loc, errorId_) << msg; }
+  /// Reports an error once: the instantiations of a template share the
+  /// pattern's locations, and each would report it again.
+  void error(SourceLocation loc, const std::string &msg) {
+    if (reported_.insert({loc.getRawEncoding(), msg}).second) diags_.Report(loc, errorId_) << msg;
+  }
+  std::set<std::pair<unsigned, std::string>> reported_;
 
   /// A KILN_RAWKERNEL function: one `kiln.raw_kernel` function (RawKernelGen.h).
   /// A template is translated once per instantiation the program makes
@@ -390,7 +397,7 @@ private:
                                    "(neither a kiln::array nor an arithmetic or complex scalar)");
         return false;
       }
-      if (!fd->isTemplateInstantiation() && !checkReductions(*tree, ranks))
+      if (!checkReductions(*tree, ranks))
         return false;
       if (!emitElementFunctions(*tree))
         return false;
@@ -489,7 +496,12 @@ private:
         ok = false;
         continue;
       }
-      std::optional<unsigned> rank = ranks.rankOf(n.operands[0]->expr);
+      // kiln::reduce's operand node is its map (a lambda node of the call
+      // itself): the rank is the reduced array's.
+      const Expr *operand = n.operands[0]->expr;
+      if (n.reduce == ReduceKind::Custom)
+        if (auto call = classifyReduction(n.expr)) operand = call->operand;
+      std::optional<unsigned> rank = ranks.rankOf(operand);
       std::vector<long long> normalized;
       for (long long a : axes) {
         if (rank && (a >= static_cast<long long>(*rank) || a < -static_cast<long long>(*rank))) {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Frontend/ReductionCall.h"
+#include "Frontend/InPlaceUpdate.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -191,7 +192,9 @@ std::optional<ReductionCall> classifyReduction(const Expr *e) {
   }
   if (const auto *ce = dyn_cast<CallExpr>(e)) {
     const FunctionDecl *fd = ce->getDirectCallee();
-    if (!fd || !fd->getIdentifier() || ce->getNumArgs() < 1 || !arrayElementType(ce->getArg(0)->getType()))
+    // The operand: an array, or x[mask] / x[idx] (a gather, read as a leaf).
+    if (!fd || !fd->getIdentifier() || ce->getNumArgs() < 1 ||
+        !(arrayElementType(ce->getArg(0)->getType()) || classifyIndexSubscript(ce->getArg(0))))
       return std::nullopt;
     if (inNamespace(fd) && fd->getName() == "reduce") {
       // kiln::reduce(x, map, combine, identity, post, axes = all, keepdims = false)

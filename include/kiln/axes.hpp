@@ -29,6 +29,13 @@ class axes;
 struct all_t {
   template <element T> array<bool> operator()(const array<T> &x) const;
   template <element T> array<bool> operator()(const array<T> &x, const axes &ax, bool keepdims = false) const;
+  /// x[mask] and x[idx] (kiln/indexing.hpp): over the elements they gather.
+  template <class P>
+    requires requires(const P &p) { p.get(); }
+  array<bool> operator()(const P &p) const;
+  template <class P>
+    requires requires(const P &p) { p.get(); }
+  array<bool> operator()(const P &p, const axes &ax, bool keepdims = false) const;
 };
 inline constexpr all_t all{};
 

@@ -19,6 +19,7 @@
 #include "kiln/compound.hpp"
 #include "kiln/creation.hpp"
 #include "kiln/ops.hpp"
+#include "kiln/reductions.hpp"
 
 #include <optional>
 #include <vector>
@@ -52,6 +53,8 @@ public:
   /// The selected elements (rows), a new array.
   array<E> get() const { return array<E>(detail::mask_gather(x_, mask_)); }
   operator array<E>() const { return get(); }
+  /// The gather converted to U.
+  template <element U> array<U> astype() const { return get().template astype<U>(); }
 
   /// x[mask] = v: v (an array of one value, or one per selected element,
   /// or a scalar) converted to E.
@@ -91,6 +94,8 @@ public:
 
   array<E> get() const { return array<E>(detail::take(x_, idx_, 0)); }
   operator array<E>() const { return get(); }
+  /// The gather converted to U.
+  template <element U> array<U> astype() const { return get().template astype<U>(); }
 
   /// x[idx] = v: v broadcast to the gathered shape and converted to E; with
   /// duplicate indices the last occurrence's value stays.
@@ -159,7 +164,48 @@ KILN_PROXY_UNARY(real)
 KILN_PROXY_UNARY(imag)
 KILN_PROXY_UNARY(conj)
 KILN_PROXY_UNARY(arg)
+KILN_PROXY_UNARY(operator-)
+KILN_PROXY_UNARY(operator!)
 #undef KILN_PROXY_UNARY
+
+// clip and the reductions take them too.
+template <element E, class L, class H> auto clip(const mask_proxy<E> &p, const L &lo, const H &hi) {
+  return clip(p.get(), lo, hi);
+}
+template <element E, class L, class H> auto clip(const index_proxy<E> &p, const L &lo, const H &hi) {
+  return clip(p.get(), lo, hi);
+}
+#define KILN_PROXY_REDUCTION(F)                                                                                \
+  template <element E> auto F(const mask_proxy<E> &p, const axes &ax = all, bool keepdims = false) {           \
+    return F(p.get(), ax, keepdims);                                                                           \
+  }                                                                                                            \
+  template <element E> auto F(const index_proxy<E> &p, const axes &ax = all, bool keepdims = false) {          \
+    return F(p.get(), ax, keepdims);                                                                           \
+  }
+KILN_PROXY_REDUCTION(sum)
+KILN_PROXY_REDUCTION(prod)
+KILN_PROXY_REDUCTION(mean)
+KILN_PROXY_REDUCTION(count_nonzero)
+KILN_PROXY_REDUCTION(max)
+KILN_PROXY_REDUCTION(min)
+KILN_PROXY_REDUCTION(argmax)
+KILN_PROXY_REDUCTION(argmin)
+KILN_PROXY_REDUCTION(any)
+KILN_PROXY_REDUCTION(var)
+KILN_PROXY_REDUCTION(std)
+#undef KILN_PROXY_REDUCTION
+template <element E> auto var(const mask_proxy<E> &p, const axes &ax, kiln::ddof d, bool keepdims = false) {
+  return var(p.get(), ax, d, keepdims);
+}
+template <element E> auto var(const index_proxy<E> &p, const axes &ax, kiln::ddof d, bool keepdims = false) {
+  return var(p.get(), ax, d, keepdims);
+}
+template <element E> auto std(const mask_proxy<E> &p, const axes &ax, kiln::ddof d, bool keepdims = false) {
+  return std(p.get(), ax, d, keepdims);
+}
+template <element E> auto std(const index_proxy<E> &p, const axes &ax, kiln::ddof d, bool keepdims = false) {
+  return std(p.get(), ax, d, keepdims);
+}
 
 /// np.take(x, idx, axis): the elements of x at idx along `axis` (result
 /// shape x.shape[:axis] + idx.shape + x.shape[axis+1:]).

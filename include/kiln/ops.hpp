@@ -197,11 +197,10 @@ template <class A, class B>
 concept binary_operands = array_or_scalar<A> && array_or_scalar<B> &&
     (detail::is_array_v<A> || detail::is_array_v<B>);
 
-/// A bool array or a bool scalar.
+/// A bool array (or x[mask], x[idx] of one) or a bool scalar.
 template <class T>
-concept bool_operand = std::is_same_v<std::remove_cvref_t<T>, array<bool>> ||
-                       std::is_same_v < std::remove_cvref_t<T>,
-bool > ;
+concept bool_operand = std::is_same_v<std::remove_cvref_t<T>, bool> ||
+                       (detail::is_array_v<T> && detail::operand_traits<std::remove_cvref_t<T>>::type == dtype::bool_);
 
 /// Element type of `a + b`, `a * b`, maximum, ... (promotion).
 template <class A, class B> using arith_result_t = detail::common_t<A, B>;
@@ -392,9 +391,10 @@ template <element T> array<bool> isinf(const array<T> &x) {
 //===----------------------------------------------------------------------===//
 
 /// cond ? a : b elementwise, broadcasting all three; a and b may be scalars.
-template <class A, class B>
-requires array_or_scalar<A> && array_or_scalar<B> array<arith_result_t<A, B>>
-where(const array<bool> &cond, const A &a, const B &b) {
+/// cond is a bool array (or x[mask], x[idx] of one).
+template <class C, class A, class B>
+requires bool_operand<C> && detail::is_array_v<C> && array_or_scalar<A> && array_or_scalar<B>
+array<arith_result_t<A, B>> where(const C &cond, const A &a, const B &b) {
   return detail::run<arith_result_t<A, B>>(detail::op::where, cond, a, b);
 }
 

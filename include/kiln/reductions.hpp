@@ -134,6 +134,16 @@ template <element T> array<bool> all_t::operator()(const array<T> &x, const axes
   return detail::run_reduction<bool>(detail::reduction::all, x, ax, keepdims);
 }
 template <element T> array<bool> all_t::operator()(const array<T> &x) const { return (*this)(x, *this, false); }
+template <class P>
+  requires requires(const P &p) { p.get(); }
+array<bool> all_t::operator()(const P &p) const {
+  return (*this)(p.get());
+}
+template <class P>
+  requires requires(const P &p) { p.get(); }
+array<bool> all_t::operator()(const P &p, const axes &ax, bool keepdims) const {
+  return (*this)(p.get(), ax, keepdims);
+}
 
 /// True where some element over `ax` is non-zero (false for an empty axis).
 template <element T> array<bool> any(const array<T> &x, const axes &ax = all, bool keepdims = false) {

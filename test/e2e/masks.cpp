@@ -69,5 +69,47 @@ int main() {
     std::int64_t r = hi[k / n] < 0 ? hi[k / n] + m : hi[k / n];
     return double(std::abs(hx[r * n + k % n]) * 2.0f + 1.0f);
   }, 1e-6);
+
+  // Proxies are operands of every elementwise operation and reduction (issue
+  // 24): unary minus, !, &&, ||, clip, where, astype, sum, max, mean, var and
+  // kiln::all over x[m] and x[idx], fused where kilnc can.
+  std::vector<double> sel; // x[mask] in C order
+  std::vector<bool> bsel;  // (x > 0)[mask]
+  std::vector<bool> csel;  // (x < 1)[mask]
+  for (std::size_t i = 0; i < count; ++i)
+    if (hm[i]) {
+      sel.push_back(hx[i]);
+      bsel.push_back(hx[i] > 0);
+      csel.push_back(hx[i] < 1);
+    }
+  const std::size_t ns = sel.size();
+  kiln::array<bool> pos = x > 0.0f, below = x < 1.0f;
+  expect("-x[m]", kiln::array<float>(-x[mask]), ns, [&](std::size_t k) { return -sel[k]; }, 1e-6);
+  expect("!b[m]", kiln::array<bool>(!pos[mask]), ns, [&](std::size_t k) { return double(!bsel[k]); }, 0.0);
+  expect("b[m] && c[m]", kiln::array<bool>(pos[mask] && below[mask]), ns,
+         [&](std::size_t k) { return double(bsel[k] && csel[k]); }, 0.0);
+  expect("b[m] || c[m]", kiln::array<bool>(pos[mask] || below[mask]), ns,
+         [&](std::size_t k) { return double(bsel[k] || csel[k]); }, 0.0);
+  expect("clip(x[m], lo, hi)", kiln::array<float>(kiln::clip(x[mask], -0.5f, 0.5f)), ns,
+         [&](std::size_t k) { return std::min(std::max(sel[k], -0.5), 0.5); }, 1e-6);
+  expect("where(b[m], x[m], 0)", kiln::array<float>(kiln::where(pos[mask], x[mask], 0.0f)), ns,
+         [&](std::size_t k) { return bsel[k] ? sel[k] : 0.0; }, 1e-6);
+  expect("x[m].astype<double>() * 2", kiln::array<double>(x[mask].astype<double>() * 2.0), ns,
+         [&](std::size_t k) { return 2.0 * sel[k]; }, 1e-12);
+  double total = 0, top = -1e300;
+  for (double v : sel) total += v, top = std::max(top, v);
+  const double mu = total / double(ns);
+  double ss = 0;
+  for (double v : sel) ss += (v - mu) * (v - mu);
+  expect("sum(x[m] * 2) + max(x[m])", kiln::array<float>(kiln::sum(x[mask] * 2.0f) + kiln::max(x[mask])), 1,
+         [&](std::size_t) { return 2.0 * total + top; }, 1e-5);
+  expect("mean(x[m]), var(x[m])", kiln::array<float>(kiln::mean(x[mask]) + kiln::var(x[mask])), 1,
+         [&](std::size_t) { return mu + ss / double(ns); }, 1e-5);
+  expect("all(b[m] || !b[m])", kiln::array<bool>(kiln::all(pos[mask] || !pos[mask])), 1,
+         [&](std::size_t) { return 1.0; }, 0.0);
+  expect("-x[idx]", kiln::array<float>(-x[idx]), static_cast<std::size_t>(9 * n), [&](std::size_t k) {
+    std::int64_t r = hi[k / n] < 0 ? hi[k / n] + m : hi[k / n];
+    return -double(hx[r * n + k % n]);
+  }, 1e-6);
   return finish("masks");
 }
