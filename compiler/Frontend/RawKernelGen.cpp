@@ -19,6 +19,7 @@
 #include "Frontend/RawKernelGen.h"
 #include "Dialect/Kiln/IR/KilnDialect.h"
 #include "Frontend/ElementType.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -513,9 +514,36 @@ private:
     startIn(step);
     if (inc && !effect(inc))
       return false;
-    backEdge(head, cond && !isConstantCondition(cond), inc && hasRuntimeBound(cond), l);
+    backEdge(head, cond && !isConstantCondition(cond), inc && hasRuntimeBound(cond) && !synchronizes(body), l);
     startIn(exit);
     return true;
+  }
+
+  /// True when `s` calls a built-in every thread of a block or warp must
+  /// reach together (syncthreads, the shuffles, ballot), directly or in a
+  /// helper it calls. Such a loop is not unrolled with a remainder (the
+  /// unroller must not duplicate a convergent call; asked to, LLVM warned
+  /// "loop not unrolled" with no location, issue 24).
+  static bool synchronizes(const cl::Stmt *s, unsigned depth = 0) {
+    struct Finder : cl::RecursiveASTVisitor<Finder> {
+      unsigned depth;
+      bool found = false;
+      bool VisitCallExpr(cl::CallExpr *call) {
+        const cl::FunctionDecl *fd = call->getDirectCallee();
+        if (!fd) return true;
+        if (inKilnNamespace(fd, /*nested=*/true)) {
+          llvm::StringRef name = fd->getIdentifier() ? fd->getName() : "";
+          found |= name == "syncthreads" || name.starts_with("shfl") || name == "ballot";
+        } else if (const cl::Stmt *body = fd->getBody(); body && depth < 16 && !fd->isInStdNamespace()) {
+          found |= synchronizes(body, depth + 1);
+        }
+        return !found;
+      }
+    };
+    Finder f;
+    f.depth = depth;
+    f.TraverseStmt(const_cast<cl::Stmt *>(s));
+    return f.found;
   }
 
   /// The branch from a loop's end to its head. A C++ loop whose condition

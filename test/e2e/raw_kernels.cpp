@@ -4,8 +4,9 @@
 // block sum through shared memory, a histogram with atomics, warp shuffles
 // (a shfl_down reduction, an xor butterfly, a broadcast, an up scan in
 // 16-lane segments, ballot), a 2-D stencil with .x/.y indices, a Mandelbrot
-// set, kiln::span parameters, a kernel template, dynamic shared memory and
-// 3-D blocks.
+// set, kiln::span parameters, a kernel template, dynamic shared memory,
+// 3-D blocks and a matrix product in shared-memory tiles (a loop with a
+// run-time bound around barriers).
 #include "e2e.hpp"
 
 #include <kiln/kernel.hpp>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <limits>
 
 using namespace e2e;
 using C = std::complex<double>;
@@ -163,6 +165,25 @@ KILN_RAWKERNEL void ids3d(std::int64_t *out) {
 }
 
 namespace {
+
+// C = A B, n x n (n a multiple of the tile), 16 x 16 tiles in shared memory.
+constexpr int tile = 16;
+KILN_RAWKERNEL void tiled_matmul(const float *a, const float *b, float *c, std::int64_t n) {
+  float *sa = kiln::shared_array<float, tile * tile>();
+  float *sb = kiln::shared_array<float, tile * tile>();
+  const std::int64_t ty = kiln::thread_idx().y, tx = kiln::thread_idx().x;
+  const std::int64_t row = kiln::block_idx().y * tile + ty, col = kiln::block_idx().x * tile + tx;
+  float acc = 0;
+  for (std::int64_t t = 0; t < n; t += tile) {
+    sa[ty * tile + tx] = a[row * n + t + tx];
+    sb[ty * tile + tx] = b[(t + ty) * n + col];
+    kiln::syncthreads();
+    for (int k = 0; k < tile; ++k)
+      acc += sa[ty * tile + k] * sb[k * tile + tx];
+    kiln::syncthreads();
+  }
+  c[row * n + col] = acc;
+}
 
 template <class T> std::vector<double> host(const kiln::array<T> &a) {
   std::vector<T> v = a.to_vector();
@@ -339,6 +360,20 @@ void test_ids3d() {
   expect("ids3d", out, n, [&](std::size_t i) { return C(double(i)); }, 0);
 }
 
+void test_tiled_matmul() {
+  const std::int64_t n = 64;
+  auto rng = kiln::random::default_rng(9);
+  kiln::array<float> a = rng.normal<float>({n, n}, 0.0, 1.0), b = rng.normal<float>({n, n}, 0.0, 1.0);
+  kiln::array<float> c = kiln::full<float>({n, n}, std::numeric_limits<float>::quiet_NaN());
+  std::vector<double> ha = host(a), hb = host(b);
+  kiln::launch(tiled_matmul, kiln::grid{n / tile, n / tile}, kiln::block{tile, tile}, a, b, c, n);
+  expect("tiled matmul", c, std::size_t(n * n), [&](std::size_t i) {
+    double s = 0;
+    for (std::int64_t k = 0; k < n; ++k) s += ha[(i / n) * n + k] * hb[k * n + i % n];
+    return C(s);
+  }, 1e-5);
+}
+
 void test_errors() {
   ++checks;
   kiln::array<float> y = kiln::zeros<float>({8});
@@ -369,6 +404,7 @@ int main() {
   test_span_and_template();
   test_dynamic_shared();
   test_ids3d();
+  test_tiled_matmul();
   test_errors();
   kiln::synchronize();
   return finish("raw_kernels");

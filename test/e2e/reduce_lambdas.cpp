@@ -7,6 +7,7 @@
 // expression (fused into the reduction), and a KILN_FUSE function that
 // normalizes rows by their norm.
 #include "e2e.hpp"
+#include "reduce_ref.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -120,5 +121,43 @@ int main() {
     return double(hx[e]) / std::sqrt(s);
   }, 1e-5);
 
+
+  // Every axis of ranks 1-4, non-negative and negative, as constants (checked
+  // against the operand's rank at compile time, issue 24), against a sum of
+  // squares computed by reduce_ref.
+  {
+    kiln::array<double> r1 = rng.normal<double>({7}, 0.0, 1.0), r2 = rng.normal<double>({4, 6}, 0.0, 1.0);
+    kiln::array<double> r3 = rng.normal<double>({3, 4, 5}, 0.0, 1.0), r4 = rng.normal<double>({2, 3, 4, 5}, 0.0, 1.0);
+    auto sq = [](double v) { return v * v; };
+    auto add = [](double a, double b) { return a + b; };
+    auto id = [](double s) { return s; };
+    auto check_axis = [&](const char *what, const kiln::array<double> &got, const kiln::array<double> &x, int axis) {
+      auto h = host_of(x);
+      for (auto &v : h.v) v *= v;
+      const int rank = int(h.shape.size());
+      const auto want = reduce_ref(h, std::uint64_t(1) << ((axis + rank) % rank), red::sum);
+      expect(what, got, want.size(), [&](std::size_t i) { return want[i]; }, 1e-12);
+    };
+    check_axis("kiln::reduce rank 1 axis 0", kiln::reduce(r1, sq, add, 0.0, id, 0), r1, 0);
+    check_axis("kiln::reduce rank 1 axis -1", kiln::reduce(r1, sq, add, 0.0, id, -1), r1, -1);
+    check_axis("kiln::reduce rank 2 axis 0", kiln::reduce(r2, sq, add, 0.0, id, 0), r2, 0);
+    check_axis("kiln::reduce rank 2 axis 1", kiln::reduce(r2, sq, add, 0.0, id, 1), r2, 1);
+    check_axis("kiln::reduce rank 2 axis -2", kiln::reduce(r2, sq, add, 0.0, id, -2), r2, -2);
+    check_axis("kiln::reduce rank 2 axis -1", kiln::reduce(r2, sq, add, 0.0, id, -1), r2, -1);
+    check_axis("kiln::reduce rank 3 axis 0", kiln::reduce(r3, sq, add, 0.0, id, 0), r3, 0);
+    check_axis("kiln::reduce rank 3 axis 1", kiln::reduce(r3, sq, add, 0.0, id, 1), r3, 1);
+    check_axis("kiln::reduce rank 3 axis 2", kiln::reduce(r3, sq, add, 0.0, id, 2), r3, 2);
+    check_axis("kiln::reduce rank 3 axis -3", kiln::reduce(r3, sq, add, 0.0, id, -3), r3, -3);
+    check_axis("kiln::reduce rank 3 axis -2", kiln::reduce(r3, sq, add, 0.0, id, -2), r3, -2);
+    check_axis("kiln::reduce rank 3 axis -1", kiln::reduce(r3, sq, add, 0.0, id, -1), r3, -1);
+    check_axis("kiln::reduce rank 4 axis 0", kiln::reduce(r4, sq, add, 0.0, id, 0), r4, 0);
+    check_axis("kiln::reduce rank 4 axis 1", kiln::reduce(r4, sq, add, 0.0, id, 1), r4, 1);
+    check_axis("kiln::reduce rank 4 axis 2", kiln::reduce(r4, sq, add, 0.0, id, 2), r4, 2);
+    check_axis("kiln::reduce rank 4 axis 3", kiln::reduce(r4, sq, add, 0.0, id, 3), r4, 3);
+    check_axis("kiln::reduce rank 4 axis -4", kiln::reduce(r4, sq, add, 0.0, id, -4), r4, -4);
+    check_axis("kiln::reduce rank 4 axis -3", kiln::reduce(r4, sq, add, 0.0, id, -3), r4, -3);
+    check_axis("kiln::reduce rank 4 axis -2", kiln::reduce(r4, sq, add, 0.0, id, -2), r4, -2);
+    check_axis("kiln::reduce rank 4 axis -1", kiln::reduce(r4, sq, add, 0.0, id, -1), r4, -1);
+  }
   return finish("reduce_lambdas");
 }

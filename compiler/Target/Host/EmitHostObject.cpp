@@ -28,6 +28,8 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -355,6 +357,18 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
   }
 
   llvm::LLVMContext llvmContext;
+  // A loop hint of Kiln's own (RawKernelGen's unroll by 4) that the
+  // optimizer cannot honour is not the user's concern, and LLVM's report of
+  // it names no source line: dropped, with remarks. Other warnings and
+  // errors are printed as LLVM prints them.
+  llvmContext.setDiagnosticHandlerCallBack([](const llvm::DiagnosticInfo *di, void *) {
+    if (di->getKind() == llvm::DK_OptimizationFailure || di->getSeverity() == llvm::DS_Remark)
+      return;
+    llvm::errs() << llvm::LLVMContext::getDiagnosticMessagePrefix(di->getSeverity()) << ": ";
+    llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
+    di->print(printer);
+    llvm::errs() << "\n";
+  });
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*hostOnly, llvmContext);
   if (!llvmModule)

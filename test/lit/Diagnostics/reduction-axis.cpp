@@ -41,6 +41,37 @@ kiln::array<std::int64_t> argmax_list(const f32 &x) {
   return kiln::argmax(x, {0, 1});
 }
 
+// kiln::reduce: the axes are checked against its operand's rank (issue 24:
+// the rank of its own result was used, so axis 1 of a 2-d array was "out of
+// bounds for array of dimension 1").
+f32 custom_reduce_ok() {
+  auto x = kiln::ones<float>({3, 4});
+  return kiln::reduce(x, [](float v) { return v; }, [](float a, float b) { return a + b; }, 0.0f,
+                      [](float s) { return s; }, 1);
+}
+f32 custom_reduce_bad() {
+  auto x = kiln::ones<float>({3, 4});
+  // CHECK: reduction-axis.cpp:[[@LINE+2]]:50: error: axis 2 is out of bounds for array of dimension 2
+  return kiln::reduce(x, [](float v) { return v; }, [](float a, float b) { return a + b; }, 0.0f,
+                      [](float s) { return s; }, 2);
+}
+
+// In templates too, reported once for all instantiations.
+template <class T> kiln::array<T> tmin(const kiln::array<T> &x) {
+  // CHECK: reduction-axis.cpp:[[@LINE+1]]:23: error: duplicate value in 'axis'
+  return kiln::min(x, {1, 1});
+}
+template <class T> kiln::array<std::int64_t> targmax(const kiln::array<T> &x) {
+  // CHECK: reduction-axis.cpp:[[@LINE+1]]:26: error: argmax takes a single axis or kiln::all, not a list of 2 axes
+  return kiln::argmax(x, {0, 1});
+}
+void instantiate(const f32 &x) {
+  tmin(x);
+  tmin(kiln::ones<double>({2, 2}));
+  targmax(x);
+}
+// CHECK-NOT: duplicate value in 'axis'
+
 // The rank of a parameter, or of a variable assigned later, is not known:
 // no error here (the runtime checks).
 f32 unknown(const f32 &x) { return kiln::sum(x, 5); }
