@@ -6,12 +6,18 @@
 # measurement (suite "peers", as peers.py), with "workload" and "impl" for
 # report.py; a peer that fails prints an "error" line instead. Each result is
 # compared once with a float64 CuPy reference ("check": "ok" or "MISMATCH").
-# PEERS_NO_COMPILE=1 skips torch.compile.
-import json, os, time
+# PEERS_NO_COMPILE=1 skips torch.compile; PEERS_ONLY=a|b (a regular
+# expression) times only the workloads it matches.
+import json, os, re, time
 import numpy as np
 import cupy as cp
 
 NO_COMPILE = os.environ.get("PEERS_NO_COMPILE", "") not in ("", "0")
+ONLY = os.environ.get("PEERS_ONLY", "")
+
+
+def wanted(workload):
+    return workload == "d2d copy" or not ONLY or re.search(ONLY, workload, re.I) is not None
 T0 = time.perf_counter()
 
 
@@ -52,6 +58,8 @@ def trial(workload, impl, f, nbytes, ref, reps=30, warmup=3, rows=None, rtol=1e-
     """Checks f() once against `ref`, then times it; an exception (an
     expression cupy.fuse cannot compile, a torch.compile failure) becomes an
     error line."""
+    if not wanted(workload):
+        return
     try:
         r = f()
         check = "ok" if agrees(r, ref, rows, rtol, atol, exact) else "MISMATCH"
@@ -82,7 +90,7 @@ def compiled(fn):
 
 
 def compile_trial(workload, fn, args, nbytes, ref, **kw):
-    if NO_COMPILE:
+    if NO_COMPILE or not wanted(workload):
         return
     try:
         cf = compiled(fn)
@@ -141,6 +149,35 @@ trial(W, "cupy.fuse", lambda: mean0_f(x), nb, ref, rtol=rtol)
 free()
 tx = t(x)
 trial(W, "torch", lambda: tx.mean(0), nb, ref, rtol=rtol)
+del tx, x, ref
+free()
+
+# x - mean(x, 0), 16k x 16k (issue 24): read once, written once
+W = "x - mean(x,0) 16k x 16k"
+x = cp.random.random((K, K), dtype=cp.float32)
+nb = 2 * SQ * 4
+x64 = x.astype(cp.float64)
+ref = x64 - x64.mean(0)
+del x64
+kw = dict(rtol=1e-4, atol=1e-5)
+trial(W, "cupy eager", lambda: x - x.mean(0), nb, ref, **kw)
+free()
+tx = t(x)
+trial(W, "torch", lambda: tx - tx.mean(0), nb, ref, **kw)
+compile_trial(W, lambda a: a - a.mean(0), (tx,), nb, ref, **kw)
+del tx, x, ref
+free()
+
+# std(x, 0), 16k x 16k (issue 24)
+W = "std(axis=0) 16k x 16k"
+x = cp.random.standard_normal((K, K), dtype=cp.float32) * cp.float32(3) + cp.float32(100)
+nb = SQ * 4 + K * 4
+ref = x.astype(cp.float64).std(0)
+trial(W, "cupy eager", lambda: x.std(0), nb, ref, rtol=rtol)
+free()
+tx = t(x)
+trial(W, "torch", lambda: torch.std(tx, 0, correction=0), nb, ref, rtol=rtol)
+compile_trial(W, lambda a: torch.std(a, 0, correction=0), (tx,), nb, ref, rtol=rtol)
 del tx, x, ref
 free()
 
@@ -228,6 +265,31 @@ def softmax_peers(W, R, C, reps, warmup, rows=None):
 
 
 softmax_peers("softmax rows 64k x 4k", 1 << 16, 4096, 30, 3)
+
+# logsumexp of rows, 64k x 4k (issue 24): read once
+W = "logsumexp rows 64k x 4k"
+R, C = 1 << 16, 4096
+x = cp.random.standard_normal((R, C), dtype=cp.float32) * cp.float32(3)
+nb = R * C * 4 + R * 4
+x64 = x.astype(cp.float64)
+m64 = x64.max(-1, keepdims=True)
+ref = cp.log(cp.exp(x64 - m64).sum(-1)) + x64.max(-1)
+del x64, m64
+kw = dict(rtol=1e-5, atol=1e-6)
+
+
+def lse_cp(a):
+    m = a.max(-1, keepdims=True)
+    return cp.log(cp.exp(a - m).sum(-1)) + a.max(-1)
+
+
+trial(W, "cupy eager", lambda: lse_cp(x), nb, ref, **kw)
+free()
+tx = t(x)
+trial(W, "torch", lambda: torch.logsumexp(tx, -1), nb, ref, **kw)
+compile_trial(W, lambda a: torch.logsumexp(a, -1), (tx,), nb, ref, **kw)
+del tx, x, ref
+free()
 
 # layer norm over rows of 4096, 64k rows, gamma and beta, eps 1e-5
 W = "layer norm rows 64k x 4k"

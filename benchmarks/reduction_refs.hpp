@@ -188,6 +188,65 @@ inline double check_layer_norm_rows(const float *x, const float *gamma, const fl
   });
 }
 
+/// x - mean(x, 0): each element less its column's mean (issue 24).
+inline double check_center_cols(const float *x, i64 R, i64 C, const float *got) {
+  std::vector<double> mean(static_cast<std::size_t>(C), 0.0);
+  parallel_ranges(C, [&](i64 c0, i64 c1) {
+    for (i64 r = 0; r < R; ++r)
+      for (i64 c = c0; c < c1; ++c)
+        mean[c] += x[r * C + c];
+    for (i64 c = c0; c < c1; ++c)
+      mean[c] /= double(R);
+  });
+  return rows_worst(R, [&](i64 r) {
+    double w = 0;
+    for (i64 c = 0; c < C; ++c) {
+      const double ref = x[r * C + c] - mean[c];
+      // The mean's float32 rounding, relative to the element's scale.
+      w = std::max(w, rel_err(got[r * C + c], ref, std::abs(double(x[r * C + c])) + std::abs(mean[c]), 1e-5, 1e-7));
+    }
+    return w;
+  });
+}
+
+/// log(sum(exp(x - max))) + max of each row.
+inline double check_logsumexp_rows(const float *x, i64 R, i64 C, const float *got) {
+  return rows_worst(R, [&](i64 r) {
+    const float *xr = x + r * C;
+    double mx = xr[0];
+    for (i64 c = 1; c < C; ++c)
+      mx = std::max(mx, double(xr[c]));
+    double s = 0;
+    for (i64 c = 0; c < C; ++c)
+      s += std::exp(xr[c] - mx);
+    const double ref = std::log(s) + mx;
+    return rel_err(got[r], ref, std::abs(ref) + 1.0, 1e-5, 1e-7);
+  });
+}
+
+/// std(x, 0), ddof 0 (two-pass in float64).
+inline double check_std0(const float *x, i64 R, i64 C, const float *got) {
+  std::vector<double> e(static_cast<std::size_t>(C));
+  parallel_ranges(C, [&](i64 c0, i64 c1) {
+    std::vector<double> m(c1 - c0, 0.0), v(c1 - c0, 0.0);
+    for (i64 r = 0; r < R; ++r)
+      for (i64 c = c0; c < c1; ++c)
+        m[c - c0] += x[r * C + c];
+    for (i64 c = c0; c < c1; ++c)
+      m[c - c0] /= double(R);
+    for (i64 r = 0; r < R; ++r)
+      for (i64 c = c0; c < c1; ++c) {
+        const double d = x[r * C + c] - m[c - c0];
+        v[c - c0] += d * d;
+      }
+    for (i64 c = c0; c < c1; ++c) {
+      const double sd = std::sqrt(v[c - c0] / double(R));
+      e[c] = rel_err(got[c], sd, sd, sum_rtol, 1e-30);
+    }
+  });
+  return worst_of(e);
+}
+
 /// Prints the outcome of one check; returns whether it passed.
 inline bool verdict(const char *what, double worst) {
   const bool ok = worst <= 1.0;

@@ -11,6 +11,7 @@
 #include "reduction_refs.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -36,10 +37,36 @@ KILN_FUSE f32 layer_norm_rows(const f32 &x, const f32 &gamma, const f32 &beta) {
   return (x - mu) / kiln::sqrt(vr + 1e-5f) * gamma + beta;
 }
 KILN_FUSE f32 small_sum(const f32 &x) { return kiln::sum(x, -1); }
+// Issue 24's rows, written as a new user would.
+KILN_FUSE f32 center_cols(const f32 &x) { return x - kiln::mean(x, 0); }
+KILN_FUSE f32 logsumexp_rows(const f32 &x) {
+  auto m = kiln::max(x, -1, true);
+  return kiln::log(kiln::sum(kiln::exp(x - m), -1)) + kiln::max(x, -1);
+}
+KILN_FUSE f32 std_axis0(const f32 &x) { return kiln::std(x, 0); }
 
 namespace {
 
 int failures = 0;
+
+/// KILN_BENCH_ONLY=a|b: only the workloads whose names contain a or b (the
+/// device copy always runs).
+bool want(const char *workload) {
+  const char *only = std::getenv("KILN_BENCH_ONLY");
+  if (!only || !*only)
+    return true;
+  std::string list = only;
+  for (std::size_t at = 0; at <= list.size();) {
+    std::size_t bar = list.find('|', at);
+    std::string part = list.substr(at, bar == std::string::npos ? std::string::npos : bar - at);
+    if (!part.empty() && std::string(workload).find(part) != std::string::npos)
+      return true;
+    if (bar == std::string::npos)
+      break;
+    at = bar + 1;
+  }
+  return false;
+}
 
 /// One timing line; `workload` and `impl` let report.py line Kiln up with
 /// the peers of peers_reductions.py.
@@ -87,7 +114,7 @@ int main() {
   }
   free_cached();
 
-  { // sum(x * y, -1)
+  if (want("sum(x*y")) { // sum(x * y, -1)
     f32 x = rng.random<float>({k16, k16}), y = rng.random<float>({k16, k16});
     poison<float>({k16}, poison_nan);
     f32 out = sum_xy(x, y);
@@ -97,7 +124,7 @@ int main() {
   }
   free_cached();
 
-  { // mean(x, 0)
+  if (want("mean(axis=0)")) { // mean(x, 0)
     f32 x = rng.random<float>({k16, k16});
     poison<float>({k16}, poison_nan);
     f32 out = mean_axis0(x);
@@ -106,7 +133,26 @@ int main() {
   }
   free_cached();
 
-  { // sum(x) of 2^28: read only (the 4-byte result is not counted).
+  if (want("x - mean(x,0)")) { // x - mean(x, 0): a column reduction broadcast back over its input.
+    f32 x = rng.random<float>({k16, k16});
+    poison<float>({k16, k16}, poison_nan);
+    f32 out = center_cols(x);
+    check("x - mean(x,0) 16k x 16k",
+          refs::check_center_cols(x.to_vector().data(), k16, k16, out.to_vector().data()));
+    emit("x - mean(x,0) 16k x 16k", bench::median_ms([&] { out = center_cols(x); }), 2 * sq * 4);
+  }
+  free_cached();
+
+  if (want("std(axis=0)")) { // std(x, 0): Welford merges along columns.
+    f32 x = rng.normal<float>({k16, k16}, 100.0f, 3.0f);
+    poison<float>({k16}, poison_nan);
+    f32 out = std_axis0(x);
+    check("std(axis=0) 16k x 16k", refs::check_std0(x.to_vector().data(), k16, k16, out.to_vector().data()));
+    emit("std(axis=0) 16k x 16k", bench::median_ms([&] { out = std_axis0(x); }), sq * 4 + k16 * 4.0);
+  }
+  free_cached();
+
+  if (want("sum() 2^28")) { // sum(x) of 2^28: read only (the 4-byte result is not counted).
     const i64 n = i64(1) << 28;
     f32 x = rng.random<float>({n});
     poison<float>({}, poison_nan);
@@ -116,7 +162,7 @@ int main() {
   }
   free_cached();
 
-  { // The 2-norm of each row, argmax of each row, var of each row.
+  if (want("rows 16k x 16k")) { // The 2-norm of each row, argmax of each row, var of each row.
     f32 x = rng.normal<float>({k16, k16}, 0.5f, 2.0f);
     const std::vector<float> hx = x.to_vector();
     poison<float>({k16}, poison_nan);
@@ -152,7 +198,7 @@ int main() {
   { // softmax and layer norm over rows of 4096, 64k rows (1 GiB each array).
     const i64 R = i64(1) << 16, C = 4096;
     const double n = double(R) * double(C);
-    {
+    if (want("softmax rows 64k")) {
       f32 x = rng.normal<float>({R, C}, 0.0f, 3.0f);
       poison<float>({R, C}, poison_nan);
       f32 out = softmax_rows(x);
@@ -161,7 +207,16 @@ int main() {
       emit("softmax rows 64k x 4k", bench::median_ms([&] { out = softmax_rows(x); }), 2 * n * 4);
     }
     free_cached();
-    {
+    if (want("logsumexp")) { // logsumexp of rows: a keepdims max and a plain max of the same rows, one kernel.
+      f32 x = rng.normal<float>({R, C}, 0.0f, 3.0f);
+      poison<float>({R}, poison_nan);
+      f32 out = logsumexp_rows(x);
+      check("logsumexp rows 64k x 4k",
+            refs::check_logsumexp_rows(x.to_vector().data(), R, C, out.to_vector().data()));
+      emit("logsumexp rows 64k x 4k", bench::median_ms([&] { out = logsumexp_rows(x); }), n * 4 + R * 4.0);
+    }
+    free_cached();
+    if (want("layer norm")) {
       f32 x = rng.normal<float>({R, C}, 1.0f, 2.0f);
       f32 gamma = rng.normal<float>({C}, 1.0f, 0.5f), beta = rng.normal<float>({C}, 0.0f, 1.0f);
       poison<float>({R, C}, poison_nan);
@@ -175,7 +230,7 @@ int main() {
   }
   free_cached();
 
-  { // softmax over rows of 2^17 (512 KiB), 16k rows: 8 GiB each array.
+  if (want("softmax rows 16k x 2^17")) { // softmax over rows of 2^17 (512 KiB), 16k rows: 8 GiB each array.
     // Checked on three blocks of 64 rows (first, middle, last); fewer runs.
     const i64 R = k16, C = i64(1) << 17;
     const double n = double(R) * double(C);
@@ -193,7 +248,7 @@ int main() {
   }
   free_cached();
 
-  { // Host time of one small reduction call: sum(x, -1) of 1000 float32
+  if (want("host cost")) { // Host time of one small reduction call: sum(x, -1) of 1000 float32
     // (checks, output allocation, launch), as launch_overhead.cpp measures
     // an elementwise call.
     const i64 n = 1000;

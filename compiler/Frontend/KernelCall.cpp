@@ -189,7 +189,8 @@ std::string reductionCall(const FusedGroup &g, const std::string &outType, const
   for (const Node *p : params)
     s += leafText(*p, textOf) + ", ";
   std::string axes = g.axes.expr ? "::kiln::axes(" + textOf(g.axes.expr) + ")" : "::kiln::axes(::kiln::all)";
-  std::string keepdims = g.keepdims.expr ? "static_cast<bool>(" + textOf(g.keepdims.expr) + ")" : "false";
+  std::string keepdims = g.keepdims.kind == KeepdimsSpec::Kind::Constant ? (g.keepdims.value ? "true" : "false")
+                         : "static_cast<bool>(" + textOf(g.keepdims.expr) + ")";
   return s + axes + ", " + keepdims + ")";
 }
 

@@ -12,6 +12,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <algorithm>
+
 namespace kiln::frontend {
 namespace {
 
@@ -40,6 +42,9 @@ private:
     FusedGroup *group;
     bool hasSpec = false;
     llvm::DenseMap<const Node *, Space> space{}; // {}: the constructor is explicit (clang)
+    /// Kept values whose NumPy shape is the keepdims shape (the reduced
+    /// axes kept as 1), not the shape with them removed.
+    llvm::DenseSet<const Node *> keepdimsShape{};
     std::vector<const Node *> cutNodes;
   };
 
@@ -55,6 +60,12 @@ private:
     for (const Node *c : st.cutNodes)
       formGroup(c);
     groupOfExpr_[root->expr] = group.get();
+    // Reductions with constant keepdims may differ in it (logsumexp's
+    // max(x, -1, true) and max(x, -1)): the call's keepdims is then the
+    // shape of the group's value.
+    // (A value in the full space has the full shape, whatever keepdims.)
+    if (group->keepdims.kind == KeepdimsSpec::Kind::Constant && isKept(rootSpace))
+      group->keepdims.value = st.keepdimsShape.count(root);
     settle(root, rootSpace == Space::Kept || rootSpace == Space::KeptB ? Space::Kept : Space::Full, st);
     group->isReduction = !group->reductions.empty();
     groups_.push_back(std::move(group));
@@ -112,11 +123,37 @@ private:
           cut(c, st); // NumPy would align it with the trailing axes
       return Space::Full;
     }
-    if (anyKept)
+    if (anyKept) {
+      // A kept value with the reduced axes removed next to one that
+      // broadcasts like keepdims: NumPy aligns them by trailing axes (an
+      // outer product, `sum(x, -1) + max(x, -1, true)`), not kept element
+      // by kept element. The broadcastable one is computed first.
+      for (auto [c, s] : llvm::zip(n->operands, spaces))
+        if (s == Space::KeptB)
+          cut(c, st);
       return Space::Kept;
-    if (anyKeptB)
+    }
+    if (anyKeptB) {
+      for (const Node *c : n->operands)
+        if (st.keepdimsShape.count(c))
+          st.keepdimsShape.insert(n);
       return Space::KeptB;
+    }
     return anyArray ? Space::Any : Space::None;
+  }
+
+  /// Constant axes that are the leading axes 0 .. k-1 of the operand: the
+  /// result without them broadcasts back as the keepdims result does (NumPy
+  /// aligns by trailing axes, and those are the kept ones), `x - mean(x, 0)`.
+  static bool leadingAxes(const AxesSpec &a) {
+    if (a.kind != AxesSpec::Kind::Constant || a.constants.empty())
+      return false;
+    std::vector<long long> sorted(a.constants);
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t i = 0; i < sorted.size(); ++i)
+      if (sorted[i] != static_cast<long long>(i))
+        return false;
+    return true;
   }
 
   Space analyzeReduce(const Node *n, GroupState &st) {
@@ -125,7 +162,10 @@ private:
       cut(n, st);
       return Space::Any;
     }
-    if (st.hasSpec && !(n->axes.sameAs(g.axes) && n->keepdims.sameAs(g.keepdims))) {
+    // The same axes; keepdims the same, or constants (it only shapes values).
+    bool constantKeepdims = n->keepdims.kind == KeepdimsSpec::Kind::Constant &&
+                            g.keepdims.kind == KeepdimsSpec::Kind::Constant;
+    if (st.hasSpec && !(n->axes.sameAs(g.axes) && (constantKeepdims || n->keepdims.sameAs(g.keepdims)))) {
       cut(n, st); // other axes: a kernel of its own
       return Space::Any;
     }
@@ -148,8 +188,11 @@ private:
     }
     for (size_t i = 1; i < n->operands.size(); ++i)
       analyze(n->operands[i], st);
-    bool broadcastable = n->axes.kind == AxesSpec::Kind::All ||
-                         (n->keepdims.kind == KeepdimsSpec::Kind::Constant && n->keepdims.value);
+    bool keepdims = n->keepdims.kind == KeepdimsSpec::Kind::Constant && n->keepdims.value;
+    bool broadcastable = n->axes.kind == AxesSpec::Kind::All || keepdims ||
+                         (n->keepdims.kind == KeepdimsSpec::Kind::Constant && leadingAxes(n->axes));
+    if (keepdims)
+      st.keepdimsShape.insert(n);
     return broadcastable ? Space::KeptB : Space::Kept;
   }
 

@@ -35,6 +35,13 @@ KILN_FUSE f64 normalize(const f64 &x) { return x / kiln::sum(x); }
 KILN_FUSE f32 rows_plus_bias(const f32 &x, const f32 &bias) { return kiln::sum(x, -1) * 2.0f + bias; }
 KILN_FUSE f32 max_of_row_sums(const f32 &x) { return kiln::max(kiln::sum(x, -1)); }
 KILN_FUSE f32 standardize_all(const f32 &x) { return (x - kiln::mean(x)) / kiln::std(x); }
+// Issue 24: a reduction over the leading axis broadcast back without
+// keepdims, and logsumexp's keepdims and plain maxes, each one kernel.
+KILN_FUSE f32 center_no_keepdims(const f32 &x) { return x - kiln::mean(x, 0); }
+KILN_FUSE f32 logsumexp(const f32 &x) {
+  auto m = kiln::max(x, -1, true);
+  return kiln::log(kiln::sum(kiln::exp(x - m), -1)) + kiln::max(x, -1);
+}
 
 namespace {
 
@@ -104,6 +111,16 @@ void columns_case(std::int64_t R, std::int64_t N, std::uint64_t seed) {
   expect("mean(x, 0) " + shape, kiln::mean(x, 0), N, [&](auto j) { return C(mean[j]); }, 1e-5);
   expect("x - mean(x, 0, true) " + shape, center_columns(x), R * N,
          [&](auto i) { return C(X[i] - mean[i % N]); }, 1e-4);
+  expect("x - mean(x, 0) " + shape, center_no_keepdims(x), R * N,
+         [&](auto i) { return C(X[i] - mean[i % N]); }, 1e-4);
+  std::vector<double> lse(R);
+  for (std::int64_t i = 0; i < R; ++i) {
+    double mx = -1e300, s = 0;
+    for (std::int64_t j = 0; j < N; ++j) mx = std::max(mx, X[i * N + j]);
+    for (std::int64_t j = 0; j < N; ++j) s += std::exp(X[i * N + j] - mx);
+    lse[i] = std::log(s) + mx;
+  }
+  expect("logsumexp rows " + shape, logsumexp(x), R, [&](auto i) { return C(lse[i]); }, 1e-5);
 }
 
 void full_case(std::int64_t n, std::uint64_t seed) {

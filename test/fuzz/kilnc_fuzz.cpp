@@ -51,10 +51,12 @@ const Setup &setup() {
   static const Setup s = [] {
     Setup s;
     s.tc = findToolchain("kiln-fuzz");
-    // The seeds' own includes ("check.hpp", "e2e.hpp", "dep.h") resolve too.
+    // The seeds' own includes ("check.hpp", "e2e.hpp", "dep.h", the unit
+    // tests' "gpu.hpp" and "runtime/...") resolve too; GoogleTest's headers
+    // are the system's.
     const std::string src = KILN_FUZZ_SOURCE_DIR;
-    s.flags = {"-I" + src + "/examples", "-I" + src + "/test/e2e",
-               "-I" + src + "/test/lit/Driver/Inputs"};
+    s.flags = {"-I" + src + "/examples", "-I" + src + "/test/e2e", "-I" + src + "/test/lit/Driver/Inputs",
+               "-I" + src + "/test/unit", "-I" + src};
     // KILN_FUZZ_PCH: a precompiled <kiln/kiln.hpp> (made by the target
     // kiln-fuzz-pch with the frontend's flags) to spare parsing it per input.
     if (const char *pch = std::getenv("KILN_FUZZ_PCH"); pch && *pch)

@@ -6,7 +6,9 @@ kilnc is a drop-in C++ compiler: a file clang compiles, kilnc compiles,
 leaving what it does not fuse to the eager runtime. This runs
 `kilnc --emit=cpp` (the frontend, fusion, the PTX and host back ends and the
 rewrite: all of kilnc but the host compiler) on each source of runtime/,
-test/, examples/ and benchmarks/, with the flags the build gives it
+test/, examples/ and benchmarks/ (but for test/e2e and examples, which every
+build compiles with kilnc already; --all takes them too), with the flags the
+build gives it
 (compile_commands.json) or, for a source the build does not compile (lit
 inputs, e2e programs), Kiln's include folders. compiler/ (LLVM's headers,
 15-25 s a file) is left out.
@@ -30,14 +32,20 @@ import sys
 import time
 
 FOLDERS = ("runtime", "test", "examples", "benchmarks")
+# Compiled by kilnc in every build already (kiln_target): the e2e programs
+# and the examples, the largest sources.
+SKIPPED = ("test/e2e", "examples")
 SUFFIXES = (".cpp", ".cc", ".cxx")
 CRASH_MARKS = ("PLEASE submit a bug report", "Stack dump:", "ERROR: AddressSanitizer", "runtime error:")
 
 
-def sources(root):
+def sources(root, skipped):
     out = []
     for folder in FOLDERS:
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
+            if os.path.relpath(dirpath, root) in skipped:
+                dirnames[:] = []
+                continue
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             out += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(SUFFIXES)]
     return out
@@ -72,6 +80,8 @@ def run_one(kilnc, src, flags, timeout):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return src, "hang", "no answer in %d s" % timeout, time.monotonic() - t0
+    except OSError as e:  # kilnc itself could not be started
+        return src, "crash", "cannot run %s: %s" % (kilnc, e), time.monotonic() - t0
     seconds = time.monotonic() - t0
     err = p.stderr
     if p.returncode < 0 or p.returncode >= 128 or any(m in err for m in CRASH_MARKS):
@@ -89,13 +99,15 @@ def main():
     ap.add_argument("--build", help="a build folder with compile_commands.json")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--all", action="store_true", help="also the folders every build compiles with kilnc: %s" %
+                    ", ".join(SKIPPED))
     args = ap.parse_args()
 
     root = os.path.realpath(args.source)
     known = build_flags(args.build)
     default = ["-I" + os.path.join(root, d) for d in
                ("include", ".", "test", "test/unit", "test/e2e", "examples", "benchmarks", "test/lit/Driver/Inputs")]
-    jobs = [(s, known.get(os.path.realpath(s), default)) for s in sources(root)]
+    jobs = [(s, known.get(os.path.realpath(s), default)) for s in sources(root, () if args.all else SKIPPED)]
     t0 = time.monotonic()
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
