@@ -569,7 +569,7 @@ def add_write_order(g, e, bases, env, rng):
     rank = len(shape)
     forms = [f for f in WRITE_FORMS
              if (rank >= 1 or f in ("+=", "assign", "fill", "copyto", "into"))
-             and (rank >= 2 or f != "Tslice-=") and (f != "into" or dt not in ("int8", "uint8"))]
+             and (rank >= 2 or f != "Tslice-=") and (f != "into" or KIND[dt] in "if" and dt not in ("int8", "uint8"))]  # lambdas: no complex yet
     form = rng.choice(forms)
     scalar = 3 if KIND[dt] in "iu" else 0.75
     r = np.array(env[name], copy=True)
