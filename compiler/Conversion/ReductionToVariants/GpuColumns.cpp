@@ -27,6 +27,12 @@ namespace kiln::reduction {
 namespace {
 
 constexpr int64_t kBlock = 256, kRowsPerBlock = 8, kLanesX = 32, kMinBlocksPerSM = 4;
+/// Rows of a column whose welford moments merge at once (see accumulate).
+constexpr int64_t kWelfordRows = 4;
+/// Blocks a multiprocessor asked for where a column's state is larger
+/// (moments, argmax): at most 80 registers a thread, which std(x, 0) and
+/// argmax(x, 0) fit without spilling (unbounded, 98).
+constexpr int64_t kMinBlocksPerSMLargeStates = 3;
 
 class ColumnBuilder {
 public:
@@ -49,12 +55,12 @@ public:
     auto func = gpu::GPUFuncOp::create(b, loc, name, type, workgroup);
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func->setAttr(func.getKnownBlockSizeAttrName(), b.getDenseI32ArrayAttr({int32_t(kBlock), 1, 1}));
-    // Columns stream with one load a thread in flight, so residency keeps
+    // Columns stream with few loads a thread in flight, so residency keeps
     // memory busy: ask for 4 blocks a multiprocessor (at most 64 registers a
-    // thread) where the states are one scalar a column (sum, max, ...);
-    // larger states (argmax, moments) would spill.
-    if (scalarStates())
-      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(kMinBlocksPerSM));
+    // thread) where the states are one scalar a column (sum, max, ...), 3
+    // where they are larger (argmax, moments: 4 would spill).
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(scalarStates() ? kMinBlocksPerSM : kMinBlocksPerSMLargeStates));
     Block &entry = func.getBody().front();
     b.setInsertionPointToStart(&entry);
     params_ = bindParams(b, loc, p_, entry.getArguments().take_front(type.getNumInputs()));
@@ -184,8 +190,8 @@ private:
       types.push_back(v.getType());
     // The vector test is the same for every row: two loops, not a branch in
     // one (a branch a row keeps the next row's load from being issued early).
-    auto rowsLoop = [&](bool vector) {
-      return stridedLoop(b, loc, first, rend, cidx(b, loc, kRowsPerBlock), inits, [&](Value r, ValueRange args) {
+    auto rowsLoop = [&](bool vector, Value from, ValueRange start) {
+      return stridedLoop(b, loc, from, rend, cidx(b, loc, kRowsPerBlock), start, [&](Value r, ValueRange args) {
         SmallVector<SmallVector<Value>> elems = loadRow(b, loc, ln, inputs, r, vector);
         SmallVector<Value> next;
         for (unsigned lane = 0; lane < width_; ++lane) {
@@ -199,15 +205,51 @@ private:
         return next;
       });
     };
+    // Welford moments: kWelfordRows rows a step, their exact moments merged
+    // at once (one division, no chain of dependent updates; per row, the
+    // chain of divisions kept std(x, 0) of 16k x 16k float32 at 0.25 of the
+    // device copy on an H200), then the remaining rows one by one.
+    auto batchedRows = [&](ValueRange start) -> std::pair<Value, SmallVector<Value>> {
+      Value step = cidx(b, loc, kRowsPerBlock * kWelfordRows);
+      Value ahead = cmpIdx(b, loc, arith::CmpIPredicate::ugt, rend, first);
+      Value span = arith::SelectOp::create(b, loc, ahead, arith::SubIOp::create(b, loc, rend, first), cidx(b, loc, 0));
+      // Whole batches: rows first, first + 8, ... first + 8 (k - 1) all below rend.
+      Value batches = arith::DivUIOp::create(b, loc, ceilDiv(b, loc, span, cidx(b, loc, kRowsPerBlock)),
+                                             cidx(b, loc, kWelfordRows));
+      Value end = arith::AddIOp::create(b, loc, first, arith::MulIOp::create(b, loc, batches, step));
+      scf::ForOp loop = stridedLoop(b, loc, first, end, step, start, [&](Value r, ValueRange args) {
+        SmallVector<SmallVector<SmallVector<Value>>> rows;
+        for (int64_t k = 0; k < kWelfordRows; ++k)
+          rows.push_back(loadRow(b, loc, ln, inputs, arith::AddIOp::create(b, loc, r, cidx(b, loc, k * kRowsPerBlock)),
+                                 /*vector=*/true));
+        SmallVector<Value> next;
+        for (unsigned lane = 0; lane < width_; ++lane) {
+          SmallVector<PointEnv> envs;
+          for (int64_t k = 0; k < kWelfordRows; ++k)
+            envs.push_back(laneEnv(p_, ln.env[lane], inputs, rows[k], lane,
+                                   arith::AddIOp::create(b, loc, r, cidx(b, loc, k * kRowsPerBlock))));
+          LevelStates upd = init.with(args.slice(lane * n, n)).updateSeveral(b, loc, *eval_, envs);
+          next.append(upd.values.begin(), upd.values.end());
+        }
+        return next;
+      });
+      return {end, SmallVector<Value>(loop.getResults())};
+    };
+    bool welford = llvm::any_of(init.slots, [](const Slot &s) { return s.kind == CombinerKind::Welford; });
     SmallVector<Value> results;
     if (width_ == 1) { // one-lane tiles (complex operands) have no vector path
-      results = SmallVector<Value>(rowsLoop(false).getResults());
+      results = SmallVector<Value>(rowsLoop(false, first, inits).getResults());
     } else {
       auto branch = scf::IfOp::create(b, loc, types, vecOk, /*withElseRegion=*/true);
       for (bool vector : {true, false}) {
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(vector ? branch.thenBlock() : branch.elseBlock());
-        scf::ForOp loop = rowsLoop(vector);
+        if (vector && welford) {
+          auto [rest, states] = batchedRows(inits);
+          scf::YieldOp::create(b, loc, SmallVector<Value>(rowsLoop(true, rest, states).getResults()));
+          continue;
+        }
+        scf::ForOp loop = rowsLoop(vector, first, inits);
         // Two rows' vectors a thread in flight where the states are scalar
         // (they fit the 64 registers of 4 blocks a multiprocessor).
         SmallVector<Value> done =
@@ -240,24 +282,25 @@ private:
         memref::StoreOp::create(b, loc, toMemory(b, loc, value), buf.first[c], ValueRange{slot});
     }
     gpu::BarrierOp::create(b, loc);
-    ifThen(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::eq, ty_, cidx(b, loc, 0)), [&] {
-      for (unsigned lane = 0; lane < width_; ++lane) {
-        Value col = arith::AddIOp::create(b, loc, colBase, cidx(b, loc, lane));
-        LevelStates acc = lanes[lane];
-        auto load = [&](int64_t row) {
-          LevelStates s = acc;
-          Value slot = arith::AddIOp::create(b, loc, cidx(b, loc, row * tile), col);
-          for (auto [c, value] : llvm::enumerate(s.values))
-            value = fromMemory(b, loc, memref::LoadOp::create(b, loc, buf.first[c], ValueRange{slot}), value.getType());
-          return s;
-        };
-        SmallVector<LevelStates> rows;
-        for (int64_t row = 0; row < kRowsPerBlock; ++row)
-          rows.push_back(load(row));
-        acc = LevelStates::mergeTree(b, loc, rows);
-        for (auto [c, value] : llvm::enumerate(acc.values))
-          memref::StoreOp::create(b, loc, toMemory(b, loc, value), buf.second[c], ValueRange{col});
-      }
+    // Thread t < tile merges column t of the tile: one column's 8 states a
+    // thread (when the 32 threads of row 0 merged all 8 rows of their V
+    // columns each, var's moments took 152 registers, one block a
+    // multiprocessor, 0.25 of the device copy for std(x, 0) on an H200).
+    ifThen(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::ult, tid_, cidx(b, loc, tile)), [&] {
+      LevelStates acc = lanes[0];
+      auto load = [&](int64_t row) {
+        LevelStates s = acc;
+        Value slot = arith::AddIOp::create(b, loc, cidx(b, loc, row * tile), tid_);
+        for (auto [c, value] : llvm::enumerate(s.values))
+          value = fromMemory(b, loc, memref::LoadOp::create(b, loc, buf.first[c], ValueRange{slot}), value.getType());
+        return s;
+      };
+      SmallVector<LevelStates> rows;
+      for (int64_t row = 0; row < kRowsPerBlock; ++row)
+        rows.push_back(load(row));
+      acc = LevelStates::mergeTree(b, loc, rows);
+      for (auto [c, value] : llvm::enumerate(acc.values))
+        memref::StoreOp::create(b, loc, toMemory(b, loc, value), buf.second[c], ValueRange{tid_});
     });
     gpu::BarrierOp::create(b, loc);
     SmallVector<LevelStates> out;

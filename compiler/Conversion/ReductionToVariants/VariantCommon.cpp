@@ -291,6 +291,51 @@ SmallVector<SmallVector<Type>> foldPassTypes(const ReductionProgram &p, unsigned
   return passes;
 }
 
+/// The exact moments of `xs` (mean, sum of squared deviations, count) for a
+/// welford merge.
+static SmallVector<Value> momentsOf(OpBuilder &b, Location loc, ArrayRef<Value> xs) {
+  Type ft = xs[0].getType();
+  Value sum = xs[0];
+  for (size_t l = 1; l < xs.size(); ++l)
+    sum = arith::AddFOp::create(b, loc, sum, xs[l]);
+  Value inv = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 1.0 / double(xs.size())));
+  Value mean = arith::MulFOp::create(b, loc, sum, inv);
+  Value m2;
+  for (Value x : xs) {
+    Value d = arith::SubFOp::create(b, loc, x, mean);
+    Value sq = arith::MulFOp::create(b, loc, d, d);
+    m2 = m2 ? Value(arith::AddFOp::create(b, loc, m2, sq)) : sq;
+  }
+  Value count = arith::ConstantIntOp::create(b, loc, b.getI64Type(), int64_t(xs.size()));
+  return {mean, m2, count};
+}
+
+LevelStates LevelStates::updateSeveral(OpBuilder &b, Location loc, ProgramEvaluator &eval,
+                                       ArrayRef<PointEnv> envs) const {
+  LevelStates out = *this;
+  out.values.clear();
+  for (auto [i, slot] : llvm::enumerate(slots)) {
+    const ReductionStage &stage = program->stages[slot.stage];
+    SmallVector<SmallVector<Value>> vals;
+    for (const PointEnv &env : envs) {
+      SmallVector<Value> v = eval.stageValues(b, stage, env);
+      vals.push_back(slot.map ? slot.map(b, loc, v) : v);
+    }
+    SmallVector<Value> state(of(i).begin(), of(i).end());
+    if (slot.kind == CombinerKind::Welford && envs.size() > 1) {
+      SmallVector<Value> xs;
+      for (auto &v : vals)
+        xs.push_back(v[0]);
+      state = buildCombinerMerge(b, loc, slot.kind, state, momentsOf(b, loc, xs));
+    } else {
+      for (auto &v : vals)
+        state = buildCombinerUpdate(b, loc, slot.kind, state, v);
+    }
+    out.values.append(state.begin(), state.end());
+  }
+  return out;
+}
+
 std::vector<LevelStates> LevelStates::updateVector(OpBuilder &b, Location loc, ProgramEvaluator &eval,
                                                   ArrayRef<PointEnv> envs, ArrayRef<LevelStates> lanes) {
   std::vector<LevelStates> out;
@@ -316,20 +361,7 @@ std::vector<LevelStates> LevelStates::updateVector(OpBuilder &b, Location loc, P
     SmallVector<Value> xs;
     for (unsigned l = 0; l < lanes.size(); ++l)
       xs.push_back(valuesAt(l)[0]);
-    Type ft = xs[0].getType();
-    Value sum = xs[0];
-    for (size_t l = 1; l < xs.size(); ++l)
-      sum = arith::AddFOp::create(b, loc, sum, xs[l]);
-    Value inv = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 1.0 / double(xs.size())));
-    Value mean = arith::MulFOp::create(b, loc, sum, inv);
-    Value m2;
-    for (Value x : xs) {
-      Value d = arith::SubFOp::create(b, loc, x, mean);
-      Value sq = arith::MulFOp::create(b, loc, d, d);
-      m2 = m2 ? Value(arith::AddFOp::create(b, loc, m2, sq)) : sq;
-    }
-    Value count = arith::ConstantIntOp::create(b, loc, b.getI64Type(), int64_t(xs.size()));
-    auto merged = buildCombinerMerge(b, loc, slot.kind, lanes[0].of(i), ValueRange{mean, m2, count});
+    auto merged = buildCombinerMerge(b, loc, slot.kind, lanes[0].of(i), momentsOf(b, loc, xs));
     out[0].values.append(merged.begin(), merged.end());
     for (size_t l = 1; l < lanes.size(); ++l) {
       ValueRange keep = lanes[l].of(i);

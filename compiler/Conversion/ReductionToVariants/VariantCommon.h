@@ -131,6 +131,12 @@ struct LevelStates {
   static std::vector<LevelStates> updateVector(mlir::OpBuilder &b, mlir::Location loc, ProgramEvaluator &eval,
                                                      llvm::ArrayRef<PointEnv> envs,
                                                      llvm::ArrayRef<LevelStates> lanes);
+  /// Folds several elements (at `envs`, in order) into these states: in
+  /// turn, except welford slots, which merge the elements' exact moments
+  /// (two passes over registers) at once: one division for all of them, and
+  /// no chain of dependent updates from one element to the next.
+  LevelStates updateSeveral(mlir::OpBuilder &b, mlir::Location loc, ProgramEvaluator &eval,
+                            llvm::ArrayRef<PointEnv> envs) const;
 };
 
 /// Unrolls `loop` by `factor` (several iterations' loads in flight) and
