@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -305,6 +306,127 @@ SmallVector<Value> ProgramEvaluator::stageValues(OpBuilder &b, const ReductionSt
   SmallVector<Value> values;
   for (Value v : combine.getValues())
     values.push_back(map.lookupOrDefault(v));
+  return values;
+}
+
+//===----------------------------------------------------------------------===//
+// Vector evaluation
+//===----------------------------------------------------------------------===//
+
+static bool scalarIntOrFloat(Type t) { return t.isIntOrIndexOrFloat(); }
+
+bool ProgramEvaluator::vectorizableBody(linalg::GenericOp generic, Operation *stopAt) const {
+  for (Value in : generic.getDpsInputs())
+    if (!vectorizableTensor(in))
+      return false;
+  for (BlockArgument arg : generic.getRegion().front().getArguments())
+    if (!scalarIntOrFloat(arg.getType()))
+      return false;
+  for (Operation &op : generic.getRegion().front().without_terminator()) {
+    if (&op == stopAt)
+      return true;
+    if (isa<linalg::IndexOp>(op))
+      continue;
+    bool elementwise = op.hasTrait<OpTrait::Elementwise>() && op.getNumRegions() == 0;
+    if (!elementwise && !isa<arith::ConstantOp>(op))
+      return false;
+    if (!llvm::all_of(op.getResultTypes(), scalarIntOrFloat) ||
+        !llvm::all_of(op.getOperandTypes(), scalarIntOrFloat))
+      return false;
+  }
+  return true;
+}
+
+bool ProgramEvaluator::vectorizableTensor(Value tensor) const {
+  if (isa<BlockArgument>(tensor) || p_.stageOf(tensor) >= 0)
+    return true; // a full input, a kept input or a stage result: bound in the env
+  auto generic = tensor.getDefiningOp<linalg::GenericOp>();
+  return generic && vectorizableBody(generic, nullptr);
+}
+
+bool ProgramEvaluator::vectorizable(const ReductionStage &s) const {
+  return vectorizableBody(s.op, s.combine);
+}
+
+/// `v` as a vector<lanes x T> (a scalar broadcast to every lane).
+static Value splat(OpBuilder &b, Location loc, Value v, int64_t lanes) {
+  if (isa<VectorType>(v.getType()))
+    return v;
+  return vector::BroadcastOp::create(b, loc, VectorType::get({lanes}, v.getType()), v);
+}
+
+Value ProgramEvaluator::valueAtVector(OpBuilder &b, Value tensor, const PointEnv &env, int64_t lanes) {
+  if (Value v = env.full.lookup(tensor))
+    return v;
+  if (Value v = env.kept.lookup(tensor))
+    return v; // the same for every lane: broadcast where used
+  auto generic = tensor.getDefiningOp<linalg::GenericOp>();
+  IRMapping map;
+  cloneBodyVector(b, generic, env, map, nullptr, lanes);
+  auto yield = cast<linalg::YieldOp>(generic.getRegion().front().getTerminator());
+  return map.lookupOrDefault(yield.getOperand(cast<OpResult>(tensor).getResultNumber()));
+}
+
+void ProgramEvaluator::cloneBodyVector(OpBuilder &b, linalg::GenericOp generic, const PointEnv &env, IRMapping &map,
+                                       Operation *stopAt, int64_t lanes) {
+  Block &body = generic.getRegion().front();
+  Location loc = generic.getLoc();
+  for (auto [i, in] : llvm::enumerate(generic.getDpsInputs()))
+    map.map(body.getArgument(i), valueAtVector(b, in, env, lanes));
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(generic.getRegion(), captured);
+  for (Value v : captured) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      map.map(v, scalars_[arg.getArgNumber() - p_.numFull() - p_.numKept()]);
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (auto dim = dyn_cast<tensor::DimOp>(def)) {
+      map.map(v, *dim.getConstantIndex() == 0 ? keptExtent_ : reducedExtent_);
+      continue;
+    }
+    map.map(v, b.clone(*def)->getResult(0));
+  }
+  bool twoD = generic.getNumLoops() == 2;
+  for (Operation &op : body.without_terminator()) {
+    if (&op == stopAt)
+      return;
+    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+      if (twoD && index.getDim() == 1) { // the reduced index of each lane: r0 + 0, 1, ...
+        auto vt = VectorType::get({lanes}, b.getIndexType());
+        Value step = vector::StepOp::create(b, loc, vt);
+        map.map(index.getResult(), arith::AddIOp::create(b, loc, splat(b, loc, env.reducedIndex, lanes), step));
+      } else {
+        map.map(index.getResult(), env.keptIndex);
+      }
+      continue;
+    }
+    if (isa<arith::ConstantOp>(op)) {
+      b.clone(op, map); // scalar; broadcast where a vector operation uses it
+      continue;
+    }
+    // An elementwise operation: the same operation on vectors, its scalar
+    // operands broadcast.
+    OperationState state(op.getLoc(), op.getName());
+    for (Value operand : op.getOperands())
+      state.addOperands(splat(b, loc, map.lookupOrDefault(operand), lanes));
+    for (Type t : op.getResultTypes())
+      state.addTypes(VectorType::get({lanes}, t));
+    state.addAttributes(op.getAttrs());
+    Operation *vop = b.create(state);
+    for (auto [from, to] : llvm::zip(op.getResults(), vop->getResults()))
+      map.map(from, to);
+  }
+}
+
+SmallVector<Value> ProgramEvaluator::stageValuesVector(OpBuilder &b, const ReductionStage &s, const PointEnv &env,
+                                                       int64_t lanes) {
+  CombineOp combine = s.combine;
+  IRMapping map;
+  cloneBodyVector(b, s.op, env, map, combine, lanes);
+  SmallVector<Value> values;
+  for (Value v : combine.getValues())
+    values.push_back(splat(b, combine.getLoc(), map.lookupOrDefault(v), lanes));
   return values;
 }
 

@@ -96,7 +96,28 @@ public:
   /// True if `tensor` (or what it is computed from) reads the full space.
   bool readsFull(mlir::Value tensor) const;
 
+  /// Whether stage `s`'s values can be computed for several consecutive
+  /// reduced indices at once, on vectors: every operation they need is
+  /// elementwise over integers and floats (no calls of element functions,
+  /// no complex values).
+  bool vectorizable(const ReductionStage &s) const;
+
+  /// The values stage `s` folds at `lanes` consecutive reduced indices
+  /// starting at env.reducedIndex, as vector<lanes x T>: env.full maps each
+  /// full input the stage reads to a vector of its elements there; kept
+  /// values and scalars are the same for every lane. (The host's rows: one
+  /// vector evaluation, which LLVM keeps in SIMD registers, instead of a
+  /// scalar chain per lane that the SLP vectorizer only partly regroups.)
+  llvm::SmallVector<mlir::Value> stageValuesVector(mlir::OpBuilder &b, const ReductionStage &s, const PointEnv &env,
+                                                   int64_t lanes);
+
 private:
+  bool vectorizableTensor(mlir::Value tensor) const;
+  bool vectorizableBody(mlir::linalg::GenericOp generic, mlir::Operation *stopAt) const;
+  mlir::Value valueAtVector(mlir::OpBuilder &b, mlir::Value tensor, const PointEnv &env, int64_t lanes);
+  void cloneBodyVector(mlir::OpBuilder &b, mlir::linalg::GenericOp generic, const PointEnv &env, mlir::IRMapping &map,
+                       mlir::Operation *stopAt, int64_t lanes);
+
   /// Clones `generic`'s body at the point; returns the mapping (for the
   /// terminator's or the combine's operands).
   void cloneBody(mlir::OpBuilder &b, mlir::linalg::GenericOp generic, const PointEnv &env, mlir::IRMapping &map,

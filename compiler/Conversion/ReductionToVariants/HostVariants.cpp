@@ -119,7 +119,7 @@ private:
   /// The elements [r0, r0 + lanes_) of each input (16-byte vector loads;
   /// complex values one by one): result[j][lane] for input j.
   SmallVector<SmallVector<Value>> loadLanes(OpBuilder &b, Location loc, ArrayRef<unsigned> inputs,
-                                            ArrayRef<Value> coords, Value r0) {
+                                            ArrayRef<Value> coords, Value r0, SmallVector<Value> *vectors = nullptr) {
     SmallVector<SmallVector<Value>> elems;
     for (unsigned in : inputs) {
       Type t = p_.fullTypes[in];
@@ -136,12 +136,22 @@ private:
         auto vt = VectorType::get({lanes_}, t);
         unsigned bytes = std::max(1u, t.getIntOrFloatBitWidth() / 8);
         Value vec = vector::LoadOp::create(b, loc, vt, params_.full[in], idx, false, llvm::Align(bytes));
+        if (vectors)
+          vectors->push_back(vec);
         for (int64_t lane = 0; lane < lanes_; ++lane)
           es.push_back(vector::ExtractOp::create(b, loc, vec, lane));
       }
       elems.push_back(es);
     }
     return elems;
+  }
+
+  /// Whether the values `init`'s slots fold can be computed on vectors:
+  /// real inputs, element math only (ProgramEvaluator::vectorizable).
+  bool vectorMaps(const LevelStates &init, ArrayRef<unsigned> inputs) const {
+    if (lanes_ < 2 || llvm::any_of(inputs, [&](unsigned in) { return isa<ComplexType>(p_.fullTypes[in]); }))
+      return false;
+    return llvm::all_of(init.slots, [&](const Slot &s) { return eval_->vectorizable(p_.stages[s.stage]); });
   }
 
   /// Whether every slot of `init` is an argmax/argmin of real values.
@@ -333,13 +343,38 @@ private:
         OpBuilder::InsertionGuard gi(b);
         b.setInsertionPointToStart(inner.getBody());
         Value r0 = arith::AddIOp::create(b, loc, base, inner.getInductionVar());
-        SmallVector<SmallVector<Value>> elems = loadLanes(b, loc, inputs, coords, r0);
+        SmallVector<Value> vectors;
+        SmallVector<SmallVector<Value>> elems = loadLanes(b, loc, inputs, coords, r0, &vectors);
         SmallVector<Value> next;
-        for (int64_t lane = 0; lane < lanes_; ++lane) {
-          PointEnv env = laneEnv(p_, kenv, inputs, elems, lane, arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane)));
-          LevelStates mine = init.with(inner.getRegionIterArgs().slice(lane * n, n));
-          auto upd = mine.update(b, loc, *eval_, env);
-          next.append(upd.values.begin(), upd.values.end());
+        if (vectorMaps(init, inputs)) {
+          // The stages' values on the loaded vectors, then each lane folds
+          // its element: SIMD math, scalar states.
+          PointEnv venv = kenv;
+          for (auto [j, in] : llvm::enumerate(inputs))
+            venv.full[p_.fullArg(in)] = vectors[j];
+          venv.reducedIndex = r0;
+          SmallVector<SmallVector<Value>> stageVals;
+          for (const Slot &slot : init.slots)
+            stageVals.push_back(eval_->stageValuesVector(b, p_.stages[slot.stage], venv, lanes_));
+          for (int64_t lane = 0; lane < lanes_; ++lane) {
+            LevelStates mine = init.with(inner.getRegionIterArgs().slice(lane * n, n));
+            for (auto [i, slot] : llvm::enumerate(mine.slots)) {
+              SmallVector<Value> vals;
+              for (Value v : stageVals[i])
+                vals.push_back(vector::ExtractOp::create(b, loc, v, lane));
+              if (slot.map)
+                vals = slot.map(b, loc, vals);
+              auto upd = buildCombinerUpdate(b, loc, slot.kind, mine.of(i), vals);
+              next.append(upd.begin(), upd.end());
+            }
+          }
+        } else {
+          for (int64_t lane = 0; lane < lanes_; ++lane) {
+            PointEnv env = laneEnv(p_, kenv, inputs, elems, lane, arith::AddIOp::create(b, loc, r0, cidx(b, loc, lane)));
+            LevelStates mine = init.with(inner.getRegionIterArgs().slice(lane * n, n));
+            auto upd = mine.update(b, loc, *eval_, env);
+            next.append(upd.values.begin(), upd.values.end());
+          }
         }
         scf::YieldOp::create(b, loc, next);
       }
