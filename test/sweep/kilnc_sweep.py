@@ -7,8 +7,8 @@ leaving what it does not fuse to the eager runtime. This runs
 `kilnc --emit=cpp` (the frontend, fusion, the PTX and host back ends and the
 rewrite: all of kilnc but the host compiler) on each source of runtime/,
 test/, examples/ and benchmarks/ (but for test/e2e and examples, which every
-build compiles with kilnc already; --all takes them too), with the flags the
-build gives it
+build compiles with kilnc already, and test/lit, which lit runs through kilnc;
+--all takes them too), with the flags the build gives it
 (compile_commands.json) or, for a source the build does not compile (lit
 inputs, e2e programs), Kiln's include folders. compiler/ (LLVM's headers,
 15-25 s a file) is left out.
@@ -16,7 +16,7 @@ inputs, e2e programs), Kiln's include folders. compiler/ (LLVM's headers,
 A crash (a signal, or LLVM's crash report), a hang (--timeout) or a
 sanitizer report fails the sweep. A diagnostic does not: the sources that
 kilnc refuses are listed (unit tests that check at run time the NumPy
-errors that kilnc reports at compile time, lit tests of kilnc's errors).
+errors that kilnc reports at compile time).
 
   kilnc_sweep.py --kilnc build/bin/kilnc --source . --build build [-j N]
 
@@ -32,9 +32,10 @@ import sys
 import time
 
 FOLDERS = ("runtime", "test", "examples", "benchmarks")
-# Compiled by kilnc in every build already (kiln_target): the e2e programs
-# and the examples, the largest sources.
-SKIPPED = ("test/e2e", "examples")
+# Run through kilnc by every build and test run already: the e2e programs and
+# the examples (kiln_target, the largest sources) and the lit tests (lit
+# fails on a crash, `not %kilnc` included).
+SKIPPED = ("test/e2e", "examples", "test/lit")
 SUFFIXES = (".cpp", ".cc", ".cxx")
 CRASH_MARKS = ("PLEASE submit a bug report", "Stack dump:", "ERROR: AddressSanitizer", "runtime error:")
 
