@@ -158,6 +158,24 @@ SmallVector<Value> Space::reducedCoords(OpBuilder &b, Location loc, Value r) con
   return decompose(b, loc, r, reducedSizes_);
 }
 
+SmallVector<Value> Space::nextReducedCoords(OpBuilder &b, Location loc, ArrayRef<Value> coords) const {
+  SmallVector<Value> next(coords.begin(), coords.end());
+  Value carry = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  for (int d = static_cast<int>(next.size()) - 1; d >= 0; --d) {
+    Value step = arith::SelectOp::create(b, loc, carry, arith::ConstantIndexOp::create(b, loc, 1),
+                                         arith::ConstantIndexOp::create(b, loc, 0));
+    Value bumped = arith::AddIOp::create(b, loc, next[d], step);
+    if (d == 0) { // the outermost coordinate runs past its extent only at the end
+      next[d] = bumped;
+      break;
+    }
+    Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bumped, reducedSizes_[d]);
+    next[d] = arith::SelectOp::create(b, loc, wraps, arith::ConstantIndexOp::create(b, loc, 0), bumped);
+    carry = wraps;
+  }
+  return next;
+}
+
 //===----------------------------------------------------------------------===//
 // States
 //===----------------------------------------------------------------------===//
