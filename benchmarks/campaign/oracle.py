@@ -41,12 +41,14 @@ def namespace(source, wide=False):
     return ns
 
 
-def make_inputs(meta, wide=False):
-    arrays = {}
-    for inp in meta["inputs"]:
-        a = inputs.make(inp["dtype"], inp["shape"], inp["seed"], inp["lo"], inp["span"])
-        arrays[inp["name"]] = a.astype(widened(inp["dtype"])) if wide else a
-    return arrays
+def make_inputs(meta):
+    return {inp["name"]: inputs.make(inp["dtype"], inp["shape"], inp["seed"], inp["lo"], inp["span"])
+            for inp in meta["inputs"]}
+
+
+def widen(arrays, meta):
+    """The inputs of the double-precision run (single precision widened exactly)."""
+    return {inp["name"]: arrays[inp["name"]].astype(widened(inp["dtype"])) for inp in meta["inputs"]}
 
 
 def call(ns, meta, arrays):
@@ -91,33 +93,29 @@ def checksum(a):
             "sample": sample}
 
 
-def expect(source, meta):
-    """NumPy's answer for one program: {"narrow": checksum, "wide": checksum}."""
-    out = {}
-    for mode, wide in (("narrow", False), ("wide", True)):
-        ns = namespace(source, wide)
-        arrays = make_inputs(meta, wide)
-        out[mode] = checksum(call(ns, meta, arrays))
-        del arrays
-    return out
-
-
-def time_program(source, meta, reps, warmup):
-    """NumPy's answer and its median time (ms) over `reps` runs after
-    `warmup` runs; an update's destination is restored before each run,
-    untimed. Returns (checksum, median ms, all times)."""
-    ns = namespace(source)
+def measure(source, meta, reps=0, warmup=1):
+    """NumPy's answer for one program, {"narrow": checksum, "wide":
+    checksum}, and with `reps` its median time in ms over `reps` runs after
+    `warmup` runs (an update's destination restored before each run,
+    untimed), and every time."""
     arrays = make_inputs(meta)
     dest = meta.get("dest")
-    pristine = arrays[dest].copy() if dest else None
-    check = checksum(call(ns, meta, arrays))
+    pristine = {dest: arrays[dest].copy()} if dest else {}
+    ns = namespace(source)
+    out = {"narrow": checksum(call(ns, meta, arrays))}
     times = []
-    for i in range(warmup + reps):
+    for i in range(warmup + reps if reps else 0):
         if dest:
-            np.copyto(arrays[dest], pristine)
+            np.copyto(arrays[dest], pristine[dest])
         t0 = time.perf_counter()
         call(ns, meta, arrays)
         t1 = time.perf_counter()
         if i >= warmup:
             times.append((t1 - t0) * 1e3)
-    return check, float(np.median(times)), times
+    arrays.update(pristine)
+    wide = widen(arrays, meta)
+    del arrays
+    out["wide"] = checksum(call(namespace(source, wide=True), meta, wide))
+    if reps:
+        out["ms"], out["times"] = float(np.median(times)), times
+    return out
