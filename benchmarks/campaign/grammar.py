@@ -363,13 +363,13 @@ class Generator:
                 else make_binary(r.choice(["==", "!="]), a, self._expr(depth - 1))
             x = self._expr(depth - 1)
             y = self.scalar_for(x) if r.random() < 0.3 else self._expr(depth - 1)
-            node = make_where(cond, x, y) if cond is not None else None
+            node = make_where(cond, x, y) if cond is not None and x.cpp() != y.cpp() else None
             if node is not None:
                 return node
             return x
         if c < 0.88:
             x = self._expr(depth - 1)
-            lo, hi = ((-2, 5) if is_int(x.dtype) else (-0.5, 1.5))
+            lo, hi = ((1, 5) if x.dtype == "uint8" else (-2, 5) if is_int(x.dtype) else (-0.5, 1.5))
             node = make_clip(x, lo, hi)
             if node is not None:
                 return node

@@ -491,6 +491,8 @@ def make_where(c, a, b):
 def make_clip(x, lo, hi):
     if x is None or KIND[x.dtype] not in "iuf" or not lo < hi:
         return None
+    if is_int(x.dtype) and not (INT_RANGE[x.dtype][0] <= lo and hi <= INT_RANGE[x.dtype][1]):
+        return None  # NumPy clips at the bound; Kiln wraps the scalar first (a documented departure)
     dt = promote_weak(promote_weak(x.dtype, lo), hi)
     r = Range(min(max(x.rng.lo, lo), hi), max(min(x.rng.hi, hi), lo))
     return Clip(x, lo, hi, dt, r)
@@ -597,6 +599,8 @@ class LambdaBody:
             if c < 0.8:
                 f = r.choice(self.FUNCS)
                 a = self.make(r, depth - 1)
+                if a[0] == "c":
+                    continue  # a constant: C++ folds it
                 ra = a[-1]
                 if f == "exp" and not (SAFE_EXP[0] <= ra.lo and ra.hi <= SAFE_EXP[1]):
                     continue
@@ -612,6 +616,8 @@ class LambdaBody:
                 return ("f", f, a, a[-2], rng)
             cond = (self.make(r, depth - 1), self.make(r, depth - 1))
             a, b = self.make(r, depth - 1), self.make(r, depth - 1)
+            if cond[0] == cond[1] or a == b:
+                continue  # a comparison of a value with itself, or two equal branches
             return ("t", r.choice("<>"), cond, a, b, promote(a[-2], b[-2]), hull(a[-1].lo, a[-1].hi, b[-1].lo, b[-1].hi))
         i = r.randrange(len(self.params))
         return ("p", i) + self.params[i]
