@@ -320,7 +320,7 @@ def main():
     e.add_argument("--jobs", type=int, default=2)
     r = sub.add_parser("run", help="run, check and report the batch")
     r.add_argument("--dir", required=True)
-    r.add_argument("--exe", help="the binary (default DIR/campaign)")
+    r.add_argument("--exe", "--kiln-exe", dest="exe", help="the binary (default DIR/campaign)")
     r.add_argument("--numpy", action="store_true", help="time NumPy on the same programs (host campaigns)")
     r.add_argument("--numpy-reps", type=int, default=3)
     r.add_argument("--only", help="program ids, comma-separated")

@@ -27,6 +27,7 @@ prepare)
   python3 "$here/campaign.py" build --dir "$dir" --kilnc "$kilnc" --cuda-arch sm_90 --jobs "$(nproc)"
   python3 "$here/campaign.py" expect --dir "$dir" --jobs 2
   rm -f "$dir"/*.o "$dir"/*.cpp # the binary, the programs and NumPy's answers travel
+  strip "$dir/campaign"
   du -sh "$dir"
   ;;
 run)

@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import inputs as inputs_mod
 from dtypes import CPP, ITEMSIZE, KIND, is_complex, is_float, is_int
 from nodes import (Arg, Binary, Cast, Clip, Lambda, Range, Reduce, Ref, Scalar, Unary, Where, broadcast, make_binary,
                    make_cast, make_clip, make_lambda, make_reduce, make_unary, make_where, single_precision)
