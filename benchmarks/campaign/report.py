@@ -106,6 +106,10 @@ def text(batch, results, run, mode, n_worst=10):
     if mode == "host":
         out.append("host fraction of its copy roofline: %s" % fmt(percentiles(
             [r["roofline"] for r in results.values() if r.get("roofline") is not None])))
+    above = sorted(pid for pid, r in results.items() if (r.get("roofline") or 0) > 1.1)
+    if above:
+        out.append("faster than a copy of their bytes (cache reuse, or bytes the compiler found it need not "
+                   "read): programs %s" % ", ".join(str(pid) for pid in above))
     out.append("")
     out.append("by kind:")
     for k, v in breakdown(batch, results, mode, "kind").items():
