@@ -325,7 +325,6 @@ class Generator:
     def expr(self, depth, full=False):
         """A random elementwise expression (an array). `full`: its shape is
         the whole family's."""
-        r = self.r
         for _ in range(20):
             node = self._expr(depth)
             if node.is_array and (not full or node.pat == self.full):
@@ -333,6 +332,7 @@ class Generator:
         return self.leaf(full=True)
 
     def _expr(self, depth):
+        """An expression of depth up to `depth`, of any shape of the family."""
         r = self.r
         if depth == 0 or r.random() < 0.12:
             return self.leaf()
@@ -406,7 +406,6 @@ class Generator:
             result = make_unary("neg", Arg(main)) if main.dtype != "bool" else make_binary("+", Arg(main), Scalar(1))
         form = self.r.choices(["fuse", "chain", "statement"], weights=[0.45, 0.35, 0.2])[0]
         stmts, result = self.bind_locals(result, form)
-        self.used_only(result, stmts)
         return self.program("elementwise", "%d ops" % count_ops(result, stmts), form, stmts, result)
 
     def axes_for(self, rank, allow_lists=True):
