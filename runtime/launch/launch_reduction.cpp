@@ -29,6 +29,10 @@ constexpr std::int64_t gpu_block = 256;
 /// Reduced elements one block of a split row takes (bounds each thread's
 /// sequential run: 64 per lane of its 4-wide vectors).
 constexpr std::int64_t gpu_chunk = 65536;
+/// GPU general layout: elements of a warp's chunk of a split kept element
+/// (256 a lane, each folded in a running state: short enough to stay
+/// accurate).
+constexpr std::int64_t general_chunk = 8192;
 /// Host: elements of a chunk of a split row, and the shortest row split.
 constexpr std::int64_t host_chunk = 65536;
 constexpr std::int64_t host_split_from = 1 << 17;
@@ -319,8 +323,6 @@ bool vectors_aligned(const call &c) {
     if (c.lay == layout::rows) {
       if (!c.kd.sizes.empty() && !ok(c.kd.strides[j][0]))
         return false;
-      if (c.rd.sizes[0] > 1 && c.rd.strides[j][0] != 1)
-        return false;
     } else if (c.lay == layout::cols) {
       if (c.kd.sizes.size() == 2 && !ok(c.kd.strides[j][0]))
         return false;
@@ -397,11 +399,9 @@ bool plan_layout(call &c, const shape &S, std::uint64_t A, const shape &keptShap
   }
   const bool oneReduced = c.rd.sizes.size() == 1;
   bool rows = oneReduced && c.kd.sizes.size() <= 1;
-  // The GPU's rows take any reduced stride (scalar loads unless every
-  // stride is 1, vectors_aligned): `sum(x[:, ::2])` is then a block's row
-  // (or split over blocks), not one warp's. The host's rows load vectors.
+  // (The rows' memrefs have a unit inner stride: a stepped row is general.)
   for (std::size_t j = 0; rows && j < numFull; ++j)
-    rows = c.rd.sizes[0] == 1 || c.rd.strides[j][0] == 1 || !c.dev.is_host();
+    rows = c.rd.sizes[0] == 1 || c.rd.strides[j][0] == 1;
   if (rows) {
     c.lay = layout::rows;
     return true;
@@ -727,6 +727,10 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
         split = std::min<std::int64_t>(wave / tiles, c.nr / 64);
     } else {
       units = (c.nk + 7) / 8;
+      // Few long kept elements: a warp per chunk of general_chunk elements,
+      // enough chunks for 4 blocks (32 warps) a multiprocessor.
+      if (c.nk < 8 * target && c.nr >= 2 * general_chunk)
+        split = std::max((8 * target + c.nk - 1) / c.nk, (c.nr + general_chunk - 1) / general_chunk);
     }
   } else {
     // Host: the split depends only on the shape, so the bits never depend
@@ -760,13 +764,18 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
     return finish();
   }
   const std::int64_t splitUnits = (c.lay == layout::cols ? tiles : c.nk) * split;
-  const std::int64_t combineUnits = c.lay == layout::cols && gpu >= 0 ? (c.nk + gpu_block - 1) / gpu_block : c.nk;
+  std::int64_t combineUnits = c.lay == layout::cols && gpu >= 0 ? (c.nk + gpu_block - 1) / gpu_block : c.nk;
+  std::int64_t splitBlocks = splitUnits;
+  if (c.lay == layout::general && gpu >= 0) { // 8 warps a block, a unit each
+    splitBlocks = (splitUnits + 7) / 8;
+    combineUnits = (c.nk + 7) / 8;
+  }
   for (int level = 0; level < k.num_levels; ++level) {
-    run.run(reduction_phase::partial, level, splitUnits);
+    run.run(reduction_phase::partial, level, splitBlocks);
     run.run(reduction_phase::combine, level, combineUnits);
   }
   if (!k.kept_output)
-    run.run(reduction_phase::output, 0, splitUnits);
+    run.run(reduction_phase::output, 0, splitBlocks);
   return finish();
 }
 

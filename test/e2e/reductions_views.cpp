@@ -23,6 +23,12 @@ KILN_FUSE f32 sum_t(const f32 &x) { return kiln::sum(x.T()); }
 KILN_FUSE f32 sum_rev(const f32 &x) { return kiln::sum(x.slice({rev})); }
 KILN_FUSE f32 sum_step(const f32 &x) { return kiln::sum(x.slice({all, step2})); }
 KILN_FUSE f32 sum_step_rows(const f32 &x) { return kiln::sum(x.slice({all, step2}), -1); }
+// Reduced dimensions that never merge: the general layout, split.
+KILN_FUSE f32 sum_step2d(const f32 &x) { return kiln::sum(x.slice({step2, step2})); }
+KILN_FUSE f32 center_step2d(const f32 &x) {
+  auto v = x.slice({step2, step2});
+  return v - kiln::mean(v);
+}
 KILN_FUSE f32 mean_t0(const f32 &x) { return kiln::mean(x.T(), 0); }
 KILN_FUSE f32 sum_flip_cols(const f32 &x) { return kiln::sum(x.slice({rev, rev}), 0); }
 KILN_FUSE f32 center_t(const f32 &x) { return x.T() - kiln::max(x.T(), -1, true); }
@@ -49,12 +55,14 @@ int main() {
   std::vector<float> h = x.to_vector();
   auto at = [&](std::int64_t i, std::int64_t j) { return double(h[i * N + j]); };
 
-  double total = 0, stepped = 0;
+  double total = 0, stepped = 0, stepped2d = 0;
   std::vector<double> stepRows(R, 0.0), colSums(N, 0.0);
   for (std::int64_t i = 0; i < R; ++i)
     for (std::int64_t j = 0; j < N; ++j) {
       total += at(i, j);
       colSums[j] += at(i, j);
+      if (j % 2 == 0 && i % 2 == 0)
+        stepped2d += at(i, j);
       if (j % 2 == 0) {
         stepped += at(i, j);
         stepRows[i] += at(i, j);
@@ -66,6 +74,14 @@ int main() {
   expect("sum(x.T())", sum_t(x), 1, [&](auto) { return C(total); }, tol);
   expect("sum(x[::-1])", sum_rev(x), 1, [&](auto) { return C(total); }, tol);
   expect("sum(x[:, ::2])", sum_step(x), 1, [&](auto) { return C(stepped); }, tol);
+  expect("sum(x[::2, ::2])", sum_step2d(x), 1, [&](auto) { return C(stepped2d); }, tol);
+  {
+    const double mu = stepped2d / double(R / 2 * (N / 2));
+    expect("v - mean(v), v = x[::2, ::2]", center_step2d(x), R / 2 * (N / 2), [&](auto k) {
+      return C(at(2 * (std::int64_t(k) / (N / 2)), 2 * (std::int64_t(k) % (N / 2))) - mu);
+    }, 1e-6);
+  }
+  expect("sum(x[::2, ::2]) of a (0, 6) array", sum_step2d(kiln::zeros<float>({0, 6})), 1, [&](auto) { return C(0.0); }, 0);
   expect("sum(x[:, ::2], -1)", sum_step_rows(x), R, [&](auto i) { return C(stepRows[i]); }, tol);
   expect("mean(x.T(), 0)", mean_t0(x), R, [&](auto i) {
     double s = 0;

@@ -1,8 +1,8 @@
 //===- GpuRowGroups.cpp - GPU variants: a thread group per kept element ---===//
 //
 // `_rrows` (a 256-thread block per kept element), `_rrowsw` (a warp per kept
-// element, 8 a block) and `_rgeneral` (a warp per kept element, any
-// strides). The group's threads stride over the reduced extent, each folding
+// element, 8 a block) and `_rgeneral` (a warp per kept element or per
+// chunk of one, any strides). The group's threads stride over the reduced extent, each folding
 // its elements into private states (V lanes of 16-byte vector loads when the
 // runtime says rows are aligned, `reduction_vectors`), then the group merges
 // them in a fixed tree (warp shuffles, shared memory across warps): the same
@@ -97,9 +97,11 @@ public:
       return cmpIdx(b, loc, arith::CmpIPredicate::eq, params_.phase, cidx(b, loc, int64_t(ph)));
     };
     ifThen(b, loc, phaseIs(reduction_phase::whole), [&] { forEachUnit(b, loc, nk, [&](Value k) { whole(b, loc, k); }); });
-    // Split phases: the block variant of rows (warps and general take whole
-    // kept elements only).
-    if (layout_ == Layout::Rows && group_ == kBlock) {
+    // Split phases: the block variant of rows, and general (a warp per
+    // chunk: few kept elements of views whose reduced dimensions do not
+    // merge, `sum(x[::2, ::2])`); the warp variant of rows takes whole short
+    // rows only.
+    if (group_ == kBlock || layout_ == Layout::General) {
       ifThen(b, loc, phaseIs(reduction_phase::partial), [&] {
         forEachLevel(b, loc, [&](unsigned l) { forEachUnit(b, loc, units, [&](Value u) { partial(b, loc, u, l); }); });
       });

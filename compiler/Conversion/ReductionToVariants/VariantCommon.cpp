@@ -158,6 +158,13 @@ SmallVector<Value> Space::reducedCoords(OpBuilder &b, Location loc, Value r) con
   return decompose(b, loc, r, reducedSizes_);
 }
 
+SmallVector<Value> Space::startReducedCoords(OpBuilder &b, Location loc, Value r) const {
+  SmallVector<Value> sizes;
+  for (Value s : reducedSizes_)
+    sizes.push_back(arith::MaxUIOp::create(b, loc, s, arith::ConstantIndexOp::create(b, loc, 1)));
+  return decompose(b, loc, r, sizes);
+}
+
 SmallVector<Value> Space::nextReducedCoords(OpBuilder &b, Location loc, ArrayRef<Value> coords) const {
   SmallVector<Value> next(coords.begin(), coords.end());
   Value carry = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);

@@ -65,6 +65,9 @@ public:
   llvm::SmallVector<mlir::Value> keptCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value k) const;
   /// General: coordinates of linear reduced index `r` (the last four full dims).
   llvm::SmallVector<mlir::Value> reducedCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r) const;
+  /// General: reducedCoords for a loop's start, safe when an extent is 0
+  /// (the loop then runs no element; no division by zero).
+  llvm::SmallVector<mlir::Value> startReducedCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r) const;
   /// General: the reduced coordinates after `coords` in row-major order,
   /// an odometer step (selects, no division).
   llvm::SmallVector<mlir::Value> nextReducedCoords(mlir::OpBuilder &b, mlir::Location loc,
