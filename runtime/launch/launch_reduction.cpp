@@ -690,6 +690,19 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
   if (!plan_layout(c, S, A, keptShape, keepdims))
     return false; // more than four non-mergeable dimensions: the eager form
 
+  // A full-space output that, like every input its map reads, does not vary
+  // along the reduced dimensions is a kept result in disguise (kilnc could
+  // not prove an operand's rank): each kept element is written once, not
+  // once per reduced element (`sum(log(x.T()), 0) + b` with b of unknown
+  // rank: 550 ms on an H200 for 8192 results of 5040 elements each).
+  bool outputOnce = !k.kept_output && c.lay != layout::cols && c.nr > 1;
+  for (std::size_t d = 0; outputOnce && d < c.rd.sizes.size(); ++d) {
+    outputOnce = c.rd.sizes[d] == 1 || c.rd.strides[c.full.size() - 1][d] == 0;
+    for (std::size_t j = 0; outputOnce && j < k.num_inputs; ++j)
+      if (k.map_inputs >> j & 1)
+        outputOnce = c.rd.strides[j][d] == 0;
+  }
+
   // The schedule: whole kept elements per block, or a split reduced extent.
   std::int64_t split = 1;
   bool warp = false;
@@ -708,7 +721,7 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
     const std::int64_t target = 4 * launch::multiprocessor_count(gpu);
     if (c.lay == layout::rows) {
       warp = c.nr <= 1024;
-      if (!warp && c.nk >= launch::multiprocessor_count(gpu)) // else splitting the rows fills the GPU better
+      if (!warp && !outputOnce && c.nk >= launch::multiprocessor_count(gpu)) // else splitting the rows fills the GPU better
         cluster = cluster_plan(c, gpu);
       if (!warp && cluster.first == 0 && c.nk < target && c.nr >= 2 * gpu_chunk)
         split = std::max((target + c.nk - 1) / c.nk, (c.nr + gpu_chunk - 1) / gpu_chunk);
@@ -752,7 +765,7 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
     workspace = detail::empty(dtype::uint8, shape{workspace_bytes(k, c.nk, split)}, dev);
   packed_args args(c, scalars, split > 1 ? &workspace : nullptr);
   args.split = static_cast<std::int32_t>(split);
-  args.flags = vectors_aligned(c) ? reduction_vectors : 0;
+  args.flags = (vectors_aligned(c) ? reduction_vectors : 0) | (outputOnce ? reduction_output_once : 0);
   launcher run{c, args, gpu, stream};
   if (cluster.first > 0) {
     const std::int64_t clusters = std::min<std::int64_t>(c.nk, 8 * launch::multiprocessor_count(gpu));

@@ -41,6 +41,13 @@ KILN_FUSE f32 softmax_step(const f32 &x) {
   auto e = kiln::exp(v - m);
   return e / kiln::sum(e, -1, true);
 }
+// A kept-shaped result kilnc computes in the full space (b's rank is not
+// known at compile time): written once per kept element.
+KILN_FUSE f32 kept_in_disguise(const f32 &x, const f32 &b) {
+  auto t0 = kiln::log(x.T());
+  auto t1 = kiln::min(x.T(), 0);
+  return kiln::sum(t0, 0) + t1 + b;
+}
 KILN_FUSE i64 argmax_rev(const f32 &x) { return kiln::argmax(x.slice({rev})); }
 KILN_FUSE i64 argmax_t(const f32 &x) { return kiln::argmax(x.T()); }
 KILN_FUSE i64 argmax_rev0(const f32 &x) { return kiln::argmax(x.slice({rev}), 0); }
@@ -110,6 +117,20 @@ int main() {
         want[i * M + j] = std::exp(double(hw[i * SN + 2 * j]) - mx) / se;
     }
     expect("softmax(x[:, ::2])", softmax_step(w), SR * M, [&](auto k) { return C(want[k]); }, 1e-5);
+  }
+
+  for (auto [r, n] : {std::pair<std::int64_t, std::int64_t>{2048, 4096}, {300007, 3}}) { // rows; rows split over chunks
+    f32 y = rng.random<float>({n, r}) + 1.0f, b = rng.normal<float>({n});
+    std::vector<float> hy = y.to_vector(), hb = b.to_vector();
+    std::string what = "sum(log(y.T()), 0) + min(y.T(), 0) + b, y (" + std::to_string(n) + ", " + std::to_string(r) + ")";
+    expect(what, kept_in_disguise(y, b), n, [&](auto i) {
+      double s = 0, m = 1e300;
+      for (std::int64_t j = 0; j < r; ++j) {
+        s += std::log(double(hy[i * r + j]));
+        m = std::min(m, double(hy[i * r + j]));
+      }
+      return C(s + m + hb[i]);
+    }, 1e-5);
   }
 
   // A full-space result of a transposed input: NumPy's order 'K' (the

@@ -291,6 +291,7 @@ private:
 
   /// The full-space output over [rbeg, rend) of the current kept element.
   void writeRange(OpBuilder &b, Location loc, Value rbeg, Value rend, const PointEnv &kenv) {
+    rend = fullOutputEnd(b, loc, params_.flags, rbeg, rend);
     SmallVector<unsigned> inputs = maskBits(p_.mapInputs, p_.numFull());
     Value g = cidx(b, loc, group_);
     Value tailStart = rbeg;

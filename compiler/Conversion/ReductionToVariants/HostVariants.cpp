@@ -513,6 +513,7 @@ private:
   }
 
   void writeRange(OpBuilder &b, Location loc, Value rbeg, Value rend, const PointEnv &kenv, ArrayRef<Value> coords) {
+    rend = fullOutputEnd(b, loc, params_.flags, rbeg, rend);
     SmallVector<unsigned> inputs = maskBits(p_.mapInputs, p_.numFull());
     auto loop = scf::ForOp::create(b, loc, rbeg, rend, cidx(b, loc, 1));
     OpBuilder::InsertionGuard g(b);

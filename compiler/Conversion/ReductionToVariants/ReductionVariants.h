@@ -20,7 +20,7 @@ inline constexpr llvm::StringLiteral kHostVariantAttrName = "kiln.host_variant";
 /// Mirrors kiln::detail::reduction_phase and reduction_flags
 /// (include/kiln/detail/reduction.hpp).
 enum class reduction_phase : int64_t { whole = 0, partial = 1, combine = 2, output = 3 };
-inline constexpr int64_t reduction_row_cache = 1, reduction_vectors = 2;
+inline constexpr int64_t reduction_row_cache = 1, reduction_vectors = 2, reduction_output_once = 4;
 
 void buildGpuRows(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module, const ReductionProgram &p,
                   llvm::StringRef name, bool warp);

@@ -1,5 +1,6 @@
 //===- VariantCommon.cpp - Shared pieces of reduction variants ------------===//
 #include "Conversion/ReductionToVariants/VariantCommon.h"
+#include "Conversion/ReductionToVariants/ReductionVariants.h"
 
 #include "Dialect/Kiln/IR/Combiner.h"
 
@@ -94,6 +95,13 @@ Value cmpIdx(OpBuilder &b, Location loc, arith::CmpIPredicate pred, Value a, Val
 Value flagSet(OpBuilder &b, Location loc, Value flags, int64_t bit) {
   Value masked = arith::AndIOp::create(b, loc, flags, cidx(b, loc, bit));
   return cmpIdx(b, loc, arith::CmpIPredicate::ne, masked, cidx(b, loc, 0));
+}
+
+Value fullOutputEnd(OpBuilder &b, Location loc, Value flags, Value rbeg, Value rend) {
+  // min(rend, max(rbeg, 1)): [0, 1) for the chunk that starts at 0, empty
+  // for the others.
+  Value cut = minIdx(b, loc, rend, arith::MaxUIOp::create(b, loc, rbeg, cidx(b, loc, 1)));
+  return arith::SelectOp::create(b, loc, flagSet(b, loc, flags, reduction_output_once), cut, rend);
 }
 
 void ifThen(OpBuilder &b, Location loc, Value cond, const std::function<void()> &then) {

@@ -82,6 +82,9 @@ private:
 /// Index helpers.
 mlir::Value cidx(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 mlir::Value minIdx(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a, mlir::Value c);
+/// The end of a full-space output range [rbeg, rend): rend, or under
+/// `reduction_output_once` the range cut to reduced index 0.
+mlir::Value fullOutputEnd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value flags, mlir::Value rbeg, mlir::Value rend);
 mlir::Value ceilDiv(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a, mlir::Value c);
 mlir::Value cmpIdx(mlir::OpBuilder &b, mlir::Location loc, mlir::arith::CmpIPredicate pred, mlir::Value a,
                    mlir::Value c);

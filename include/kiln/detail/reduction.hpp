@@ -49,6 +49,11 @@ enum class reduction_phase : std::int32_t {
 enum reduction_flags : std::int32_t {
   reduction_row_cache = 1, ///< `_rrows` on a GPU: cache the row in dynamic shared memory
   reduction_vectors = 2,   ///< every full operand's rows (or columns) are aligned for vector accesses
+  /// Rows and general layouts: the full-space output and the output map's
+  /// inputs are broadcast along every reduced dimension (a kept-shaped
+  /// result kilnc could not prove kept: an operand of unknown rank), so
+  /// only reduced index 0 is written.
+  reduction_output_once = 4,
 };
 
 /// One reduction of a kernel (a reduction linalg.generic after fusion).
