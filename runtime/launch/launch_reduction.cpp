@@ -619,8 +619,26 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
       return false;
     A = mask;
   }
+  // NumPy's result of a full-space output lacks the leading axes that
+  // neither the reductions' results nor the output map's operands have:
+  // `sum(t, 0) + b` with a 1-d b is 1-d. When those axes are reduced ones
+  // (or of extent 1), the output map's operands may lack them: the result is
+  // then kept-shaped, written through a view broadcast along them (once per
+  // kept element: reduction_output_once).
+  std::size_t drop = 0;
+  if (!k.kept_output) {
+    std::size_t r = 0;
+    for (std::size_t d = 0; d < rank; ++d)
+      r += keepdims || !(A >> d & 1);
+    r = std::max(r, rank_of(inputs, k.map_inputs | k.map_shape_inputs));
+    drop = rank - r;
+    for (std::size_t d = 0; d < drop; ++d)
+      if (S[d] != 1 && !(A >> d & 1))
+        drop = 0;
+  }
   // No stage may see a broadcast along a reduced axis, nor may the output
-  // map (NumPy would then reduce or write fewer elements).
+  // map (NumPy would then reduce or write fewer elements), but along the
+  // leading axes NumPy's result drops.
   for (std::size_t d = 0; d < rank; ++d) {
     if (!(A >> d & 1) || S[d] == 1)
       continue;
@@ -634,7 +652,7 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
         return false;
     }
     for (std::size_t i = 0; i < inputs.size(); ++i)
-      if (((k.map_inputs | k.map_shape_inputs) >> i & 1) && extent_at(*inputs[i], rank, d) != S[d])
+      if (((k.map_inputs | k.map_shape_inputs) >> i & 1) && extent_at(*inputs[i], rank, d) != S[d] && d >= drop)
         return false;
   }
   // The kept shape (NumPy's result shape of the reductions).
@@ -662,7 +680,16 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
     throw value_error(k.empty_error);
 
   const dtype outType = k.operand_dtypes[k.num_inputs + k.num_kept_inputs];
-  out = allocate_output(outType, k.kept_output ? keptShape : S, S, A, keepdims, !k.kept_output, inputs, dev);
+  array_base result; // set when the output is a broadcast view of it
+  bool dropsReduced = false;
+  for (std::size_t d = 0; d < drop; ++d)
+    dropsReduced |= S[d] != 1;
+  if (dropsReduced) {
+    result = detail::empty(outType, shape(std::span<const std::int64_t>(S.data() + drop, rank - drop)), dev);
+    out = detail::broadcast_to(result, S);
+  } else {
+    out = allocate_output(outType, k.kept_output ? keptShape : S, S, A, keepdims, !k.kept_output, inputs, dev);
+  }
   // A full-space result has NumPy's rank: that of the output map's operands
   // and of the reductions' results, which may lack leading axes of S (of
   // extent 1, checked above): `min(a) != t` of a (1,) and a 0-d t is 0-d.
@@ -676,7 +703,9 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
       resultShape = shape(std::span<const std::int64_t>(S.data() + (rank - r), r));
   }
   auto finish = [&] {
-    if (resultShape != out.shape())
+    if (dropsReduced)
+      out = result;
+    else if (resultShape != out.shape())
       out = detail::reshape(out, resultShape);
     return true;
   };
