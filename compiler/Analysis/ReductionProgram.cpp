@@ -250,11 +250,7 @@ bool ProgramEvaluator::readsFull(Value tensor) const {
   return generic && llvm::any_of(generic.getDpsInputs(), [&](Value in) { return readsFull(in); });
 }
 
-void ProgramEvaluator::cloneBody(OpBuilder &b, linalg::GenericOp generic, const PointEnv &env, IRMapping &map,
-                                 Operation *stopAt) {
-  Block &body = generic.getRegion().front();
-  for (auto [i, in] : llvm::enumerate(generic.getDpsInputs()))
-    map.map(body.getArgument(i), valueAt(b, in, env));
+void ProgramEvaluator::mapCaptured(OpBuilder &b, linalg::GenericOp generic, IRMapping &map) {
   SetVector<Value> captured;
   getUsedValuesDefinedAbove(generic.getRegion(), captured);
   for (Value v : captured) {
@@ -269,6 +265,14 @@ void ProgramEvaluator::cloneBody(OpBuilder &b, linalg::GenericOp generic, const 
     }
     map.map(v, b.clone(*def)->getResult(0));
   }
+}
+
+void ProgramEvaluator::cloneBody(OpBuilder &b, linalg::GenericOp generic, const PointEnv &env, IRMapping &map,
+                                 Operation *stopAt) {
+  Block &body = generic.getRegion().front();
+  for (auto [i, in] : llvm::enumerate(generic.getDpsInputs()))
+    map.map(body.getArgument(i), valueAt(b, in, env));
+  mapCaptured(b, generic, map);
   bool twoD = generic.getNumLoops() == 2;
   for (Operation &op : body.without_terminator()) {
     if (&op == stopAt)
@@ -373,20 +377,7 @@ void ProgramEvaluator::cloneBodyVector(OpBuilder &b, linalg::GenericOp generic, 
   Location loc = generic.getLoc();
   for (auto [i, in] : llvm::enumerate(generic.getDpsInputs()))
     map.map(body.getArgument(i), valueAtVector(b, in, env, lanes));
-  SetVector<Value> captured;
-  getUsedValuesDefinedAbove(generic.getRegion(), captured);
-  for (Value v : captured) {
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      map.map(v, scalars_[arg.getArgNumber() - p_.numFull() - p_.numKept()]);
-      continue;
-    }
-    Operation *def = v.getDefiningOp();
-    if (auto dim = dyn_cast<tensor::DimOp>(def)) {
-      map.map(v, *dim.getConstantIndex() == 0 ? keptExtent_ : reducedExtent_);
-      continue;
-    }
-    map.map(v, b.clone(*def)->getResult(0));
-  }
+  mapCaptured(b, generic, map);
   bool twoD = generic.getNumLoops() == 2;
   for (Operation &op : body.without_terminator()) {
     if (&op == stopAt)

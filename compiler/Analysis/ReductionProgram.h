@@ -118,6 +118,9 @@ private:
   void cloneBodyVector(mlir::OpBuilder &b, mlir::linalg::GenericOp generic, const PointEnv &env, mlir::IRMapping &map,
                        mlir::Operation *stopAt, int64_t lanes);
 
+  /// Maps the values `generic`'s body uses from above: scalar parameters,
+  /// the kept and reduced extents (tensor.dim), other definitions cloned.
+  void mapCaptured(mlir::OpBuilder &b, mlir::linalg::GenericOp generic, mlir::IRMapping &map);
   /// Clones `generic`'s body at the point; returns the mapping (for the
   /// terminator's or the combine's operands).
   void cloneBody(mlir::OpBuilder &b, mlir::linalg::GenericOp generic, const PointEnv &env, mlir::IRMapping &map,
