@@ -223,7 +223,8 @@ def cmd_run(args):
         else:
             r["ms"], r["times"] = rec["ms"], rec["times"]
             if copy_gbps and rec["ms"] > 0:
-                r["roofline_ms"] = m["bytes"] / (copy_gbps * 1e9) * 1e3
+                r["roofline_bytes"] = m.get("roofline_bytes", m["bytes"])
+                r["roofline_ms"] = r["roofline_bytes"] / (copy_gbps * 1e9) * 1e3
                 r["roofline"] = r["roofline_ms"] / rec["ms"]
             if pid in numpy_times:
                 r["numpy_ms"], r["numpy_times"] = numpy_times[pid]

@@ -20,7 +20,7 @@ def meta(p):
     """programs.json's entry for program `p`."""
     dest = p.write["dest"].name if p.write else None
     return {"id": p.pid, "kind": p.kind, "label": p.label, "form": p.form, "dtype": p.dtype, "shape": p.out_shape(),
-            "bytes": p.nbytes(), "single": p.single(), "dims": p.dims, "dest": dest, "features": p.features,
+            "bytes": p.nbytes(), "roofline_bytes": p.roofline_bytes(), "single": p.single(), "dims": p.dims, "dest": dest, "features": p.features,
             "inputs": [{"name": i.name, "dtype": i.dtype, "shape": i.base_shape(p.dims), "view": i.view,
                         "seed": i.seed, "lo": i.lo, "span": i.span, "role": i.role} for i in p.inputs],
             "cpp": p.cpp(), "py": p.py()}

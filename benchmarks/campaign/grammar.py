@@ -56,6 +56,14 @@ INT_RANGES = {"int8": [(-100, 201), (1, 10)], "uint8": [(0, 201), (1, 10)], "int
 # bounds of reductions over it.
 LEADING_EXTENT = 1 << 20
 
+# The memory system's unit (bytes): DRAM is read and written in 32-byte sectors.
+SECTOR = 32
+# The largest group of elements reduced into one result that a fused kernel
+# can keep on chip between its reduction and a consumer that reads the same
+# elements again: a 16-block thread-block cluster's shared memory (16 x 227
+# KiB on Hopper), rounded down. A larger group is read from memory twice.
+ON_CHIP_GROUP = 3 << 20
+
 
 def weighted(r, table):
     keys = list(table)
@@ -121,6 +129,29 @@ class Input:
         """What the program must read of it: the view's elements, once."""
         return int(np.prod(self.view_shape(dims), dtype=np.int64)) * ITEMSIZE[self.dtype]
 
+    def sector_bytes(self, dims):
+        """What the memory system must move to read (or write) the view once:
+        the 32-byte sectors it touches. A stepped view of the last axis
+        touches every sector of its base (elements are at most 16 bytes);
+        every other row of a base whose rows are short touches most of them."""
+        view = self.nbytes(dims)
+        if self.view == "step_last":
+            return 2 * view
+        if self.view != "step_first":
+            return view
+        s = self.view_shape(dims)
+        row = int(np.prod(s[1:], dtype=np.int64)) * ITEMSIZE[self.dtype]
+        if row == 0 or s[0] == 0:
+            return view
+        # Rows start 2 * row bytes apart: their offsets modulo a sector repeat
+        # every `period` rows.
+        period = SECTOR // math.gcd(2 * row, SECTOR)
+        per_period = sum((2 * i * row + row - 1) // SECTOR - (2 * i * row) // SECTOR + 1 for i in range(period))
+        full, rest = divmod(s[0], period)
+        sectors = full * per_period + sum((2 * i * row + row - 1) // SECTOR - (2 * i * row) // SECTOR + 1
+                                          for i in range(rest))
+        return min(sectors * SECTOR, 2 * view)
+
 
 @dataclass
 class Program:
@@ -156,6 +187,47 @@ class Program:
         else:
             total += int(np.prod(self.out_shape(), dtype=np.int64)) * ITEMSIZE[self.dtype]
         return int(total)
+
+    def roofline_bytes(self):
+        """The bytes the program must move at least, its roofline: nbytes()
+        counted in whole 32-byte sectors (stepped views), plus a second read
+        of an input that a reduction with groups too large to stay on chip
+        (ON_CHIP_GROUP) reads and a full-size consumer then reads again (x -
+        mean(x) over a whole 200 MB array: two passes over x, whatever the
+        compiler does). The generator sizes programs by nbytes(), so a seed's
+        programs do not depend on this."""
+        total = sum(inp.sector_bytes(self.dims) for inp in self.inputs if inp.role != "dest")
+        if self.write:
+            dest = self.write["dest"]
+            total += dest.sector_bytes(self.dims) * (1 if self.write["op"] == "assign" else 2)
+        else:
+            total += int(np.prod(self.out_shape(), dtype=np.int64)) * ITEMSIZE[self.dtype]
+        return int(total + sum(inp.sector_bytes(self.dims) for inp in self._read_twice()))
+
+    def _read_twice(self):
+        """Inputs read under a reduction whose groups exceed ON_CHIP_GROUP and
+        also outside every reduction."""
+        def walk(node, under):
+            """(input name, inside a large reduction) for every read."""
+            if isinstance(node, Ref):
+                yield from walk(node.value, under)
+                return
+            if isinstance(node, Arg):
+                yield node.inp.name, under
+                return
+            if isinstance(node, Reduce):
+                x = node.kids[0]
+                group = int(np.prod([1 if x.pat[a] is None else self.dims[x.pat[a]] for a in node.reduced],
+                                    dtype=np.int64)) * ITEMSIZE[x.dtype]
+                for name, _ in walk(x, True):
+                    yield name, "large" if group > ON_CHIP_GROUP else "small"
+                return
+            for k in node.kids:
+                yield from walk(k, under)
+        reads = list(walk(self.result, False))
+        large = {n for n, u in reads if u == "large"}
+        outside = {n for n, u in reads if u is False}
+        return [inp for inp in self.inputs if inp.name in large & outside and inp.role != "dest"]
 
     def single(self):
         return any(single_precision(n) for n in [self.result] + [v for _, v in self.stmts])

@@ -69,7 +69,8 @@ def describe_program(m, r, mode):
     lines = []
     if mode == "gpu":
         lines.append("program %d: %.3f of roofline (%.4f ms, roofline %.4f ms, %.1f MiB) %s: %s [%s]" % (
-            m["id"], r["roofline"], r["ms"], r["roofline_ms"], m["bytes"] / 2 ** 20, m["kind"], m["label"], m["form"]))
+            m["id"], r["roofline"], r["ms"], r["roofline_ms"], r.get("roofline_bytes", m["bytes"]) / 2 ** 20,
+            m["kind"], m["label"], m["form"]))
     else:
         lines.append("program %d: %.3f x NumPy (Kiln %.2f ms, NumPy %.2f ms; %.3f of the host copy roofline, %.1f MiB)"
                      " %s: %s [%s]" % (m["id"], r["vs_numpy"], r["ms"], r["numpy_ms"], r["roofline"],
