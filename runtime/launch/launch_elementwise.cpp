@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace kiln::detail {
 namespace {
@@ -130,16 +131,69 @@ int broadcast_rank_and_shape(const fused_kernel &k,
   return static_cast<int>(rank);
 }
 
-/// Allocates the outputs not given (for `st`, the current stream of `dev`);
-/// checks those given against the call.
+/// NumPy's order 'K' for a new output (its iterator's axis ordering): the
+/// output axes, outermost first, ordered as the inputs' strides (`strides`:
+/// `num_inputs` rows of `pitch`, 0 where an input is broadcast) order them.
+/// An axis moves outside an earlier one only when every input that steps
+/// along both (and the axis has more than one element) steps further along
+/// it; ties and broadcasts keep C order. `m.T() * 2 + 1` of a C-order m is
+/// F-ordered, as NumPy makes it, and so one contiguous stream, not a
+/// transpose. Returns false when the order is C order.
+bool memory_order(const std::int64_t *out_shape, int rank, const std::int64_t *strides, int num_inputs, int pitch,
+                  int *perm) {
+  for (int d = 0; d < rank; ++d)
+    perm[d] = d;
+  auto outside = [&](int a, int b) { // should axis a be outside axis b
+    if (out_shape[a] <= 1 || out_shape[b] <= 1)
+      return false;
+    bool decided = false;
+    for (int j = 0; j < num_inputs; ++j) {
+      const std::int64_t sa = std::abs(strides[j * pitch + a]), sb = std::abs(strides[j * pitch + b]);
+      if (sa == 0 || sb == 0)
+        continue;
+      if (sa <= sb)
+        return false;
+      decided = true;
+    }
+    return decided;
+  };
+  bool moved = false;
+  for (int i = 1; i < rank; ++i) {
+    const int axis = perm[i];
+    int at = i;
+    while (at > 0 && outside(axis, perm[at - 1]))
+      --at;
+    if (at != i) {
+      std::copy_backward(perm + at, perm + i, perm + i + 1);
+      perm[at] = axis;
+      moved = true;
+    }
+  }
+  return moved;
+}
+
+/// Allocates the outputs not given (for `st`, the current stream of `dev`),
+/// in the axis order `perm` (outermost first; null: C order); checks those
+/// given against the call.
 void prepare_outputs(const fused_kernel &k, std::span<array_base> outputs,
-                     device dev, const std::int64_t *out_shape, int rank, const stream &st) {
+                     device dev, const std::int64_t *out_shape, int rank, const stream &st,
+                     const int *perm = nullptr) {
   const std::span<const std::int64_t> dims(out_shape,
                                            static_cast<std::size_t>(rank));
   for (std::size_t o = 0; o < outputs.size(); ++o) {
     const kiln::dtype t = k.operand_dtypes ? k.operand_dtypes[k.num_inputs + o]
                                            : outputs[o].dtype();
     array_base &out = outputs[o];
+    if (!out.valid() && perm) {
+      shape buffer;
+      std::vector<std::int64_t> inverse(static_cast<std::size_t>(rank));
+      for (int d = 0; d < rank; ++d) {
+        buffer.push_back(out_shape[perm[d]]);
+        inverse[static_cast<std::size_t>(perm[d])] = d;
+      }
+      out = detail::transpose(detail::allocate(t, buffer, dev, st), inverse);
+      continue;
+    }
     if (!out.valid()) {
       out = detail::allocate(t, shape(dims), dev, st);
       continue;
@@ -308,15 +362,7 @@ void launch_elementwise(const fused_kernel &k,
       strides[j * pitch] = 1;
   } else {
     const int rank = broadcast_rank_and_shape(k, inputs, out_shape);
-    prepare_outputs(k, outputs, dev, out_shape, rank, st);
-
-    std::int64_t numel = 1;
-    for (int d = 0; d < rank; ++d)
-      numel *= out_shape[d];
-    if (numel == 0)
-      return;
-
-    for (int j = 0; j < num_operands; ++j) {
+    auto fill_strides = [&](int j) {
       const array_base *a = operands[j];
       const shape &s = a->shape();
       const shape &sst = a->strides();
@@ -326,6 +372,34 @@ void launch_elementwise(const fused_kernel &k,
         const int e = d - lead;
         row[d] = (e < 0 || s[e] != out_shape[d]) ? 0 : sst[e];
       }
+    };
+    const int num_inputs = static_cast<int>(inputs.size());
+    for (int j = 0; j < num_inputs; ++j)
+      fill_strides(j);
+    int perm[max_rank];
+    const bool reordered = memory_order(out_shape, rank, strides.data(), num_inputs, pitch, perm);
+    prepare_outputs(k, outputs, dev, out_shape, rank, st, reordered ? perm : nullptr);
+
+    std::int64_t numel = 1;
+    for (int d = 0; d < rank; ++d)
+      numel *= out_shape[d];
+    if (numel == 0)
+      return;
+    for (int j = num_inputs; j < num_operands; ++j)
+      fill_strides(j);
+    if (reordered) {
+      // Walk the space in that memory order (a fused kernel maps each
+      // element on its own, so any order gives the same result): the
+      // dimensions then coalesce as the memory does.
+      std::int64_t tmp[max_rank];
+      auto permute = [&](std::int64_t *v) {
+        for (int d = 0; d < rank; ++d)
+          tmp[d] = v[perm[d]];
+        std::copy(tmp, tmp + rank, v);
+      };
+      permute(out_shape);
+      for (int j = 0; j < num_operands; ++j)
+        permute(strides.data() + j * pitch);
     }
     r = launch::coalesce(rank, out_shape, strides.data(), num_operands, pitch);
   }

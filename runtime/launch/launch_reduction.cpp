@@ -732,16 +732,21 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
   }
 
   // The schedule: whole kept elements per block, or a split reduced extent.
-  std::int64_t split = 1;
   bool warp = false;
+  int narrowing = 0; // `_rrowsw` and `_rcols`: 32 >> narrowing lanes (reduction_lanes_shift)
+  std::int64_t split = 1;
   std::pair<unsigned, unsigned> cluster{0, 0}; // `_rrowsc`: blocks per row, shared bytes
   int gpu = -1;
   void *stream = nullptr;
   std::int64_t units = c.nk; // virtual blocks of the whole phase
-  const std::int64_t tiles =
-      c.lay == layout::cols ? c.outer * ((c.inner + (dev.is_host() ? host_tile : 32 * std::max<int>(k.vector_width, 1)) - 1) /
-                                         (dev.is_host() ? host_tile : 32 * std::max<int>(k.vector_width, 1)))
-                            : 0;
+  // GPU `_rcols`: 32 >> narrowing threads across a tile of as many vectors
+  // of columns, narrower where the kept rows are (an inner dimension of 7).
+  const std::int64_t v = std::max<int>(k.vector_width, 1);
+  if (c.lay == layout::cols && !dev.is_host())
+    while (narrowing < 5 && (std::int64_t{32} >> (narrowing + 1)) * v >= c.inner)
+      ++narrowing;
+  const std::int64_t tile = dev.is_host() ? host_tile : (std::int64_t{32} >> narrowing) * v;
+  const std::int64_t tiles = c.lay == layout::cols ? c.outer * ((c.inner + tile - 1) / tile) : 0;
   if (!dev.is_host()) {
     gpu = dev.index();
     cuda::make_current(gpu);
@@ -756,7 +761,17 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
       // (Rounding the chunks up to whole waves measured slower on an H100:
       // sum of 2^28 float32, 0.368 ms against 0.354 ms. The chunk size
       // hardly matters: 8 Ki to 256 Ki elements a block, 0.354-0.365 ms.)
-      units = warp ? (c.nk + 7) / 8 : c.nk;
+      if (warp) {
+        // Lanes per kept element: about four items (vectors where the rows
+        // are aligned for them, else elements) a lane, at most a warp.
+        const std::int64_t items = vectors_aligned(c) ? c.nr / std::max<int>(k.vector_width, 1) : c.nr;
+        while (narrowing < 5 && (std::int64_t{32} >> (narrowing + 1)) * 4 >= items)
+          ++narrowing;
+        const std::int64_t groups = gpu_block >> (5 - narrowing); // kept elements a block
+        units = (c.nk + groups - 1) / groups;
+      } else {
+        units = c.nk;
+      }
     } else if (c.lay == layout::cols) {
       units = tiles;
       // Few column tiles: split the rows so that the blocks make one full
@@ -772,6 +787,21 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
       // enough chunks for 4 blocks (32 warps) a multiprocessor.
       if (c.nk < 8 * target && c.nr >= 2 * general_chunk)
         split = std::max((8 * target + c.nk - 1) / c.nk, (c.nr + general_chunk - 1) / general_chunk);
+      if (split == 1) {
+        // Whole kept elements: a thread each where neighbouring kept
+        // elements lie closer in memory than neighbouring reduced ones
+        // (min(x[:, ::2], 0): a warp then reads 32 neighbouring columns,
+        // where a warp a column read 32 rows apart), else lanes enough for
+        // about four elements each, at most a warp.
+        const std::int64_t keptStep = c.kd.sizes.empty() ? 0 : std::abs(c.kd.strides[0].back());
+        const std::int64_t reducedStep = c.rd.sizes.empty() ? 0 : std::abs(c.rd.strides[0].back());
+        if (keptStep > 0 && keptStep < reducedStep && c.nk >= 32)
+          narrowing = 5;
+        while (narrowing < 5 && (std::int64_t{32} >> (narrowing + 1)) * 4 >= c.nr)
+          ++narrowing;
+        const std::int64_t groups = gpu_block >> (5 - narrowing);
+        units = (c.nk + groups - 1) / groups;
+      }
     }
   } else {
     // Host: the split depends only on the shape, so the bits never depend
@@ -793,7 +823,8 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
     workspace = detail::empty(dtype::uint8, shape{workspace_bytes(k, c.nk, split)}, dev);
   packed_args args(c, scalars, split > 1 ? &workspace : nullptr);
   args.split = static_cast<std::int32_t>(split);
-  args.flags = (vectors_aligned(c) ? reduction_vectors : 0) | (outputOnce ? reduction_output_once : 0);
+  args.flags = (vectors_aligned(c) ? reduction_vectors : 0) | (outputOnce ? reduction_output_once : 0) |
+               narrowing << reduction_lanes_shift;
   launcher run{c, args, gpu, stream};
   if (cluster.first > 0) {
     const std::int64_t clusters = std::min<std::int64_t>(c.nk, 8 * launch::multiprocessor_count(gpu));

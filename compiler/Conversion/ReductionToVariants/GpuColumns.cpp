@@ -2,10 +2,11 @@
 //
 // `_rcols` for operands laid out [outer, reduced, inner] with the inner
 // (kept) dimension contiguous, e.g. mean(x, 0) of a C-order matrix. A
-// 256-thread block is 32 x 8 threads over a tile of 32 * V columns: each
+// 256-thread block is L x (256 / L) threads over a tile of L * V columns
+// (L = 32, or fewer where the runtime says the rows are narrower): each
 // thread takes V adjacent columns (one 16-byte vector a row when the runtime
-// says columns are aligned) and every 8th row, so a warp reads 512
-// contiguous bytes a row; the 8 thread rows then merge per column through
+// says columns are aligned) and every (256 / L)th row, so a warp reads 512
+// contiguous bytes a row; the thread rows then merge per column through
 // shared memory, in row order. Few columns? The runtime splits the reduced
 // extent over blocks (`partial`, one thread per kept element merges the
 // chunks in order in `combine`).
@@ -43,7 +44,7 @@ public:
     b.setInsertionPointToEnd(module.getBody());
     Location loc = mlir::func::FuncOp(p_.func).getLoc();
     auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    int64_t tile = kLanesX * width_;
+    int64_t tile = kLanesX * width_; // the widest tile
     SmallVector<Type> workgroup;
     for (unsigned l = 0; l < p_.numLevels; ++l)
       for (unsigned s : p_.stagesAt(l))
@@ -76,9 +77,18 @@ public:
     space_.emplace(b, loc, Layout::Cols, params_);
     eval_.emplace(p_, params_.scalars, space_->keptExtent(), space_->reducedExtent());
     tid_ = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    tx_ = arith::AndIOp::create(b, loc, tid_, cidx(b, loc, kLanesX - 1));
-    ty_ = arith::ShRUIOp::create(b, loc, tid_, cidx(b, loc, 5));
-    tiles_ = ceilDiv(b, loc, space_->inner(), cidx(b, loc, tile));
+    // Threads across the columns: 32 >> the flags' narrowing (inner
+    // dimensions of a few elements: rms_norm over the middle axis of a
+    // (27338, 256, 7) array ran 2 lanes of 32 at 0.06 of the roofline).
+    Value narrowing = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, params_.flags, cidx(b, loc, reduction_lanes_shift)), cidx(b, loc, 7));
+    Value shift = arith::SubIOp::create(b, loc, cidx(b, loc, 5), narrowing);
+    lanesX_ = arith::ShLIOp::create(b, loc, cidx(b, loc, 1), shift);
+    threadRows_ = arith::ShRUIOp::create(b, loc, cidx(b, loc, kBlock), shift);
+    tile_ = arith::MulIOp::create(b, loc, lanesX_, cidx(b, loc, width_));
+    tx_ = arith::AndIOp::create(b, loc, tid_, arith::SubIOp::create(b, loc, lanesX_, cidx(b, loc, 1)));
+    ty_ = arith::ShRUIOp::create(b, loc, tid_, shift);
+    tiles_ = ceilDiv(b, loc, space_->inner(), tile_);
     Value tileUnits = arith::MulIOp::create(b, loc, space_->outer(), tiles_);
 
     auto phaseIs = [&](reduction_phase ph) {
@@ -133,7 +143,7 @@ private:
     ln.o = arith::DivUIOp::create(b, loc, tileUnit, tiles_);
     Value t = arith::RemUIOp::create(b, loc, tileUnit, tiles_);
     Value v = cidx(b, loc, width_);
-    ln.i0 = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, t, cidx(b, loc, kLanesX * width_)),
+    ln.i0 = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, t, tile_),
                                   arith::MulIOp::create(b, loc, tx_, v));
     Value inner = space_->inner();
     Value last = arith::SubIOp::create(b, loc, inner, cidx(b, loc, 1));
@@ -175,7 +185,7 @@ private:
     return out;
   }
 
-  /// Folds rows [rbeg, rend) (every 8th, from ty) into per-lane states.
+  /// Folds rows [rbeg, rend) (every threadRows_-th, from ty) into per-lane states.
   SmallVector<LevelStates> accumulate(OpBuilder &b, Location loc, const Lanes &ln, Value rbeg, Value rend,
                                       const LevelStates &init) {
     SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages()), p_.numFull());
@@ -191,7 +201,7 @@ private:
     // The vector test is the same for every row: two loops, not a branch in
     // one (a branch a row keeps the next row's load from being issued early).
     auto rowsLoop = [&](bool vector, Value from, ValueRange start) {
-      return stridedLoop(b, loc, from, rend, cidx(b, loc, kRowsPerBlock), start, [&](Value r, ValueRange args) {
+      return stridedLoop(b, loc, from, rend, threadRows_, start, [&](Value r, ValueRange args) {
         SmallVector<SmallVector<Value>> elems = loadRow(b, loc, ln, inputs, r, vector);
         SmallVector<Value> next;
         for (unsigned lane = 0; lane < width_; ++lane) {
@@ -210,24 +220,26 @@ private:
     // chain of divisions kept std(x, 0) of 16k x 16k float32 at 0.25 of the
     // device copy on an H200), then the remaining rows one by one.
     auto batchedRows = [&](ValueRange start) -> std::pair<Value, SmallVector<Value>> {
-      Value step = cidx(b, loc, kRowsPerBlock * kWelfordRows);
+      Value step = arith::MulIOp::create(b, loc, threadRows_, cidx(b, loc, kWelfordRows));
       Value ahead = cmpIdx(b, loc, arith::CmpIPredicate::ugt, rend, first);
       Value span = arith::SelectOp::create(b, loc, ahead, arith::SubIOp::create(b, loc, rend, first), cidx(b, loc, 0));
-      // Whole batches: rows first, first + 8, ... first + 8 (k - 1) all below rend.
-      Value batches = arith::DivUIOp::create(b, loc, ceilDiv(b, loc, span, cidx(b, loc, kRowsPerBlock)),
-                                             cidx(b, loc, kWelfordRows));
+      // Whole batches: rows first, first + T, ... first + T (k - 1) all below
+      // rend (T thread rows).
+      Value batches = arith::DivUIOp::create(b, loc, ceilDiv(b, loc, span, threadRows_), cidx(b, loc, kWelfordRows));
       Value end = arith::AddIOp::create(b, loc, first, arith::MulIOp::create(b, loc, batches, step));
       scf::ForOp loop = stridedLoop(b, loc, first, end, step, start, [&](Value r, ValueRange args) {
         SmallVector<SmallVector<SmallVector<Value>>> rows;
         for (int64_t k = 0; k < kWelfordRows; ++k)
-          rows.push_back(loadRow(b, loc, ln, inputs, arith::AddIOp::create(b, loc, r, cidx(b, loc, k * kRowsPerBlock)),
+          rows.push_back(loadRow(b, loc, ln, inputs,
+                                 arith::AddIOp::create(b, loc, r, arith::MulIOp::create(b, loc, threadRows_, cidx(b, loc, k))),
                                  /*vector=*/true));
         SmallVector<Value> next;
         for (unsigned lane = 0; lane < width_; ++lane) {
           SmallVector<PointEnv> envs;
           for (int64_t k = 0; k < kWelfordRows; ++k)
-            envs.push_back(laneEnv(p_, ln.env[lane], inputs, rows[k], lane,
-                                   arith::AddIOp::create(b, loc, r, cidx(b, loc, k * kRowsPerBlock))));
+            envs.push_back(laneEnv(
+                p_, ln.env[lane], inputs, rows[k], lane,
+                arith::AddIOp::create(b, loc, r, arith::MulIOp::create(b, loc, threadRows_, cidx(b, loc, k)))));
           LevelStates upd = init.with(args.slice(lane * n, n)).updateSeveral(b, loc, *eval_, envs);
           next.append(upd.values.begin(), upd.values.end());
         }
@@ -268,15 +280,16 @@ private:
     return lanes;
   }
 
-  /// Merges the 8 thread rows' states per column (in row order); every
-  /// thread gets its columns' results.
+  /// Merges the thread rows' states per column (in row order); every
+  /// thread gets its columns' results. The buffers hold 8 x 32 V states:
+  /// T thread rows of L V columns are as many.
   SmallVector<LevelStates> mergeRows(OpBuilder &b, Location loc, ArrayRef<LevelStates> lanes, unsigned level) {
     auto &buf = buffers_[level];
-    int64_t tile = kLanesX * width_;
+    Value tile = tile_;
     Value v = cidx(b, loc, width_);
     Value colBase = arith::MulIOp::create(b, loc, tx_, v);
     for (unsigned lane = 0; lane < width_; ++lane) {
-      Value slot = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ty_, cidx(b, loc, tile)),
+      Value slot = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ty_, tile),
                                          arith::AddIOp::create(b, loc, colBase, cidx(b, loc, lane)));
       for (auto [c, value] : llvm::enumerate(lanes[lane].values))
         memref::StoreOp::create(b, loc, toMemory(b, loc, value), buf.first[c], ValueRange{slot});
@@ -286,19 +299,33 @@ private:
     // thread (when the 32 threads of row 0 merged all 8 rows of their V
     // columns each, var's moments took 152 registers, one block a
     // multiprocessor, 0.25 of the device copy for std(x, 0) on an H200).
-    ifThen(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::ult, tid_, cidx(b, loc, tile)), [&] {
+    ifThen(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::ult, tid_, tile), [&] {
       LevelStates acc = lanes[0];
-      auto load = [&](int64_t row) {
+      auto load = [&](Value row) {
         LevelStates s = acc;
-        Value slot = arith::AddIOp::create(b, loc, cidx(b, loc, row * tile), tid_);
+        Value slot = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, row, tile), tid_);
         for (auto [c, value] : llvm::enumerate(s.values))
           value = fromMemory(b, loc, memref::LoadOp::create(b, loc, buf.first[c], ValueRange{slot}), value.getType());
         return s;
       };
-      SmallVector<LevelStates> rows;
-      for (int64_t row = 0; row < kRowsPerBlock; ++row)
-        rows.push_back(load(row));
-      acc = LevelStates::mergeTree(b, loc, rows);
+      // The usual 8 thread rows as a tree; more (narrow tiles) 8 at a time,
+      // each eight's tree merged in row order.
+      auto eight = [&](Value first) {
+        SmallVector<LevelStates> rows;
+        for (int64_t row = 0; row < kRowsPerBlock; ++row)
+          rows.push_back(load(arith::AddIOp::create(b, loc, first, cidx(b, loc, row))));
+        return LevelStates::mergeTree(b, loc, rows);
+      };
+      acc = eight(cidx(b, loc, 0));
+      auto more = scf::ForOp::create(b, loc, cidx(b, loc, kRowsPerBlock), threadRows_, cidx(b, loc, kRowsPerBlock),
+                                     acc.values);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(more.getBody());
+        scf::YieldOp::create(
+            b, loc, acc.with(more.getRegionIterArgs()).merge(b, loc, eight(more.getInductionVar())).values);
+      }
+      acc = acc.with(more.getResults());
       for (auto [c, value] : llvm::enumerate(acc.values))
         memref::StoreOp::create(b, loc, toMemory(b, loc, value), buf.second[c], ValueRange{tid_});
     });
@@ -321,7 +348,7 @@ private:
     SmallVector<unsigned> inputs = maskBits(p_.mapInputs, p_.numFull());
     Value vecOk = arith::AndIOp::create(b, loc, flagSet(b, loc, params_.flags, reduction_vectors), ln.allValid);
     Value first = arith::AddIOp::create(b, loc, rbeg, ty_);
-    auto loop = scf::ForOp::create(b, loc, first, rend, cidx(b, loc, kRowsPerBlock));
+    auto loop = scf::ForOp::create(b, loc, first, rend, threadRows_);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value r = loop.getInductionVar();
@@ -444,6 +471,9 @@ private:
   std::optional<ProgramEvaluator> eval_;
   SmallVector<std::pair<SmallVector<Value>, SmallVector<Value>>> buffers_;
   Value tid_, tx_, ty_, tiles_;
+  Value lanesX_;     ///< threads across the columns (L)
+  Value threadRows_; ///< thread rows (256 / L), the row step
+  Value tile_;       ///< columns a tile (L V)
 };
 
 } // namespace

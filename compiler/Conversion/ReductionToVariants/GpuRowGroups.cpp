@@ -39,6 +39,10 @@ constexpr int64_t kTwoPassRow = 8192;
 /// memory once, however many levels read them.
 constexpr int64_t kCachedVectors = 4;
 
+/// An i32 (a shuffle's offset or lane) from an index value or a constant.
+Value i32(OpBuilder &b, Location loc, Value index) { return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index); }
+Value i32(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+
 class RowGroupBuilder {
 public:
   RowGroupBuilder(const ReductionProgram &p, Layout layout, unsigned group)
@@ -88,6 +92,18 @@ public:
     lane_ = arith::AndIOp::create(b, loc, tid, cidx(b, loc, 31));
     warp_ = arith::ShRUIOp::create(b, loc, tid, cidx(b, loc, 5));
     thread_ = group_ == kBlock ? tid : lane_;
+    lanes_ = cidx(b, loc, group_);
+    groupInBlock_ = warp_;
+    if (narrows()) {
+      // The runtime's lanes per kept element: 32 >> the flags' narrowing.
+      Value narrowing = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, params_.flags, cidx(b, loc, reduction_lanes_shift)), cidx(b, loc, 7));
+      Value shift = arith::SubIOp::create(b, loc, cidx(b, loc, 5), narrowing);
+      lanes_ = arith::ShLIOp::create(b, loc, cidx(b, loc, 1), shift);
+      thread_ = arith::AndIOp::create(b, loc, lane_, arith::SubIOp::create(b, loc, lanes_, cidx(b, loc, 1)));
+      groupInBlock_ = arith::ShRUIOp::create(b, loc, tid, shift);
+      groupsPerBlock_ = arith::ShRUIOp::create(b, loc, cidx(b, loc, kBlock), shift);
+    }
     Value zero = cidx(b, loc, 0);
     leader_ = cmpIdx(b, loc, arith::CmpIPredicate::eq, thread_, zero);
 
@@ -118,12 +134,29 @@ public:
 private:
   unsigned groupsPerBlock() const { return kBlock / group_; }
 
+  /// Whether the groups are narrower than a warp when the runtime says so:
+  /// the warp variants (rows, general), whose rows may be a few elements
+  /// long (var of 17M rows of 3: a warp a row left 29 of its lanes idle,
+  /// 0.01 of the roofline), or whose kept elements lie closer together in
+  /// memory than their reduced ones (a column of a stepped view: a thread
+  /// each, so that a warp reads neighbouring columns). Lanes per kept
+  /// element: 32 >> (flags >> 8 & 7).
+  bool narrows() const { return group_ == 32; }
+
   /// Runs `body(unit)` for each unit of work of this block: virtual blocks
   /// first + blockIdx, stepping by gridDim; each holds groupsPerBlock units.
   void forEachUnit(OpBuilder &b, Location loc, Value total, const std::function<void(Value)> &body) {
     forEachVirtualBlock(b, loc, params_, [&](Value vb) {
       if (group_ == kBlock) {
         body(vb); // the runtime launches exactly `total` virtual blocks
+        return;
+      }
+      if (narrows()) {
+        // Every lane of a warp must take part in its groups' shuffles: a
+        // group past the end takes the last unit again (the same values to
+        // the same places).
+        Value unit = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, vb, groupsPerBlock_), groupInBlock_);
+        body(minIdx(b, loc, unit, arith::SubIOp::create(b, loc, total, cidx(b, loc, 1))));
         return;
       }
       Value unit =
@@ -173,7 +206,7 @@ private:
   /// (this thread's share: every group_-th element or vector).
   LevelStates accumulate(OpBuilder &b, Location loc, Value rbeg, Value rend, const LevelStates &init, const PointEnv &kenv) {
     SmallVector<unsigned> inputs = maskBits(inputsOf(p_, init.stages()), p_.numFull());
-    Value g = cidx(b, loc, group_);
+    Value g = lanes_;
     LevelStates acc = init;
     Value tailStart = rbeg;
     if (cache_) {
@@ -258,6 +291,8 @@ private:
       LevelStates upd = acc.with(tail.getRegionIterArgs()).update(b, loc, *eval_, env);
       scf::YieldOp::create(b, loc, upd.values);
     }
+    if (layout_ == Layout::General && !cache_) // every element comes here: four loads a thread in flight
+      return acc.with(unrollLoop(tail, 4));
     return acc.with(tail.getResults());
   }
 
@@ -286,14 +321,34 @@ private:
   LevelStates groupReduce(OpBuilder &b, Location loc, const LevelStates &s, unsigned level, unsigned pass = 0) {
     if (group_ == kBlock)
       return blockReduce(b, loc, s, kBlock / 32, buffers_[levelSet_[level] + pass], lane_, warp_);
-    return broadcastLane0(b, loc, warpReduce(b, loc, s));
+    if (!narrows())
+      return broadcastLane0(b, loc, warpReduce(b, loc, s));
+    // Groups of lanes_ aligned lanes: shuffles down by less than lanes_ (the
+    // branch is uniform, so every lane shuffles), then each group's first
+    // lane to the others.
+    LevelStates acc = s;
+    for (int64_t off = 16; off >= 1; off /= 2) {
+      SmallVector<Type> types;
+      for (Value v : acc.values)
+        types.push_back(v.getType());
+      auto branch = scf::IfOp::create(b, loc, types, cmpIdx(b, loc, arith::CmpIPredicate::ult, cidx(b, loc, off), lanes_),
+                                      /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      scf::YieldOp::create(b, loc, acc.merge(b, loc, shuffleStates(b, loc, acc, i32(b, loc, off), gpu::ShuffleMode::DOWN)).values);
+      b.setInsertionPointToStart(branch.elseBlock());
+      scf::YieldOp::create(b, loc, acc.values);
+      acc = acc.with(branch.getResults());
+    }
+    Value first = arith::SubIOp::create(b, loc, lane_, thread_);
+    return shuffleStates(b, loc, acc, i32(b, loc, first), gpu::ShuffleMode::IDX);
   }
 
   /// The full-space output over [rbeg, rend) of the current kept element.
   void writeRange(OpBuilder &b, Location loc, Value rbeg, Value rend, const PointEnv &kenv) {
     rend = fullOutputEnd(b, loc, params_.flags, rbeg, rend);
     SmallVector<unsigned> inputs = maskBits(p_.mapInputs, p_.numFull());
-    Value g = cidx(b, loc, group_);
+    Value g = lanes_;
     Value tailStart = rbeg;
     if (layout_ == Layout::Rows && width_ > 1) {
       Value v = cidx(b, loc, width_);
@@ -508,7 +563,7 @@ private:
     Workspace ws(b, loc, p_, params_.workspace, space_->keptExtent(), params_.split);
     LevelStates init = LevelStates::identity(b, loc, p_, p_.stagesAt(level));
     Value base = arith::MulIOp::create(b, loc, k, params_.split);
-    auto loop = scf::ForOp::create(b, loc, thread_, params_.split, cidx(b, loc, group_), init.values);
+    auto loop = scf::ForOp::create(b, loc, thread_, params_.split, lanes_, init.values);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -553,6 +608,9 @@ private:
   SmallVector<BlockReduceBuffers> buffers_;
   SmallVector<unsigned> levelSet_;
   Value lane_, warp_, thread_, leader_;
+  Value lanes_;          ///< lanes per kept element (index): group_, or the runtime's
+  Value groupInBlock_;   ///< this thread's group in its block
+  Value groupsPerBlock_; ///< (narrows() only)
   SmallVector<Value> keptCoords_;
   std::optional<RowCache> cache_; ///< set while a cached row is built
 };

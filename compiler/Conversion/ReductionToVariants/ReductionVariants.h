@@ -21,6 +21,8 @@ inline constexpr llvm::StringLiteral kHostVariantAttrName = "kiln.host_variant";
 /// (include/kiln/detail/reduction.hpp).
 enum class reduction_phase : int64_t { whole = 0, partial = 1, combine = 2, output = 3 };
 inline constexpr int64_t reduction_row_cache = 1, reduction_vectors = 2, reduction_output_once = 4;
+/// Bits 8-10 of the flags: 5 - log2(lanes per kept element) of `_rrowsw`.
+inline constexpr int64_t reduction_lanes_shift = 8;
 
 void buildGpuRows(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module, const ReductionProgram &p,
                   llvm::StringRef name, bool warp);

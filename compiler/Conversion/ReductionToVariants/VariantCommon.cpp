@@ -672,7 +672,7 @@ Value shuffle(OpBuilder &b, Location loc, Value v, Value offset, gpu::ShuffleMod
   return arith::TruncIOp::create(b, loc, t, shuffle32(b, loc, wide, offset, mode));
 }
 
-static LevelStates shuffled(OpBuilder &b, Location loc, const LevelStates &s, Value offset, gpu::ShuffleMode mode) {
+LevelStates shuffleStates(OpBuilder &b, Location loc, const LevelStates &s, Value offset, gpu::ShuffleMode mode) {
   LevelStates out = s;
   for (Value &v : out.values)
     v = shuffle(b, loc, v, offset, mode);
@@ -683,14 +683,14 @@ LevelStates warpReduce(OpBuilder &b, Location loc, const LevelStates &s, unsigne
   LevelStates acc = s;
   for (unsigned off = lanes / 2; off >= 1; off /= 2) {
     Value o = arith::ConstantIntOp::create(b, loc, b.getI32Type(), off);
-    acc = acc.merge(b, loc, shuffled(b, loc, acc, o, gpu::ShuffleMode::DOWN));
+    acc = acc.merge(b, loc, shuffleStates(b, loc, acc, o, gpu::ShuffleMode::DOWN));
   }
   return acc;
 }
 
 LevelStates broadcastLane0(OpBuilder &b, Location loc, const LevelStates &s) {
   Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-  return shuffled(b, loc, s, zero, gpu::ShuffleMode::IDX);
+  return shuffleStates(b, loc, s, zero, gpu::ShuffleMode::IDX);
 }
 
 SmallVector<Type> blockReduceBufferTypes(MLIRContext *ctx, ArrayRef<Type> types) {

@@ -228,6 +228,9 @@ mlir::Value shuffle(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir:
 
 /// Merges the states of the 32 lanes of each warp into lane 0 (a tree:
 /// lane i takes lane i + 16, then i + 8, ...; deterministic).
+/// Every state shuffled across the warp (`offset`: i32, per lane for IDX).
+LevelStates shuffleStates(mlir::OpBuilder &b, mlir::Location loc, const LevelStates &s, mlir::Value offset,
+                          mlir::gpu::ShuffleMode mode);
 LevelStates warpReduce(mlir::OpBuilder &b, mlir::Location loc, const LevelStates &s, unsigned lanes = 32);
 
 /// Lane 0's states in every lane.

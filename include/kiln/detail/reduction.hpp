@@ -54,6 +54,9 @@ enum reduction_flags : std::int32_t {
   /// result kilnc could not prove kept: an operand of unknown rank), so
   /// only reduced index 0 is written.
   reduction_output_once = 4,
+  /// `_rrowsw`: bits 8-10 hold 5 - log2 of the lanes that take one kept
+  /// element (0: a warp; 5: a thread), so that short rows fill the warp.
+  reduction_lanes_shift = 8,
 };
 
 /// One reduction of a kernel (a reduction linalg.generic after fusion).
