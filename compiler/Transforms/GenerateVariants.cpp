@@ -58,6 +58,10 @@ constexpr int64_t kStageThreads = 512;
 /// Pseudo-rank of the `_rows` variant: rank 2, inner dimension contiguous
 /// (or, for an input, broadcast: inner stride 0).
 constexpr unsigned kRows = kMaxRank + 1;
+/// Pseudo-rank of the GPU-only `_lines2` variant: rank 2, every operand
+/// along the rows (inner strides of at most 2 elements, or broadcast),
+/// walked in memory order (buildGpuLines2).
+constexpr unsigned kLines = kRows + 1;
 /// Edge of the tiles the host's rank >= 2 strided loops walk over their last
 /// two dimensions: 32 x 32 elements of one operand are 4 to 16 KiB, so the
 /// tiles of several operands stay in L1 while a transposed one is read a
@@ -131,29 +135,16 @@ public:
     Value stride = arith::MulIOp::create(
         b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
         gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
-    if (rank == 2) {
-      // Tiles pay off only where an operand runs along the columns (a
-      // transposed view). Rows of every operand (unit or short steps, or
-      // broadcast) are walked in memory order instead: tiles of rows a few
-      // elements long left most of a tile's threads idle (x[::2] of a
-      // (37.8M, 3) array: 0.17 of the roofline), and rows whose length is
-      // no multiple of the vector width could not use `_rows`.
-      auto branch = scf::IfOp::create(b, loc, alongRows(b, loc), /*withElseRegion=*/true);
-      b.setInsertionPointToStart(branch.thenBlock());
-      buildGpuRowwise2(b, loc, tid, stride);
-      b.setInsertionPointToStart(branch.elseBlock());
-      if (!workgroup.empty()) {
-        func->setAttr(func.getKnownBlockSizeAttrName(),
-                      b.getDenseI32ArrayAttr({int32_t(kStageThreads), 1, 1}));
-        buildGpuStaged2(b, loc, func.getWorkgroupAttributions());
-      } else {
-        buildGpuStrided(b, loc, rank, tid, stride);
-      }
-      b.setInsertionPointAfter(branch);
+    if (!workgroup.empty()) {
+      func->setAttr(func.getKnownBlockSizeAttrName(),
+                    b.getDenseI32ArrayAttr({int32_t(kStageThreads), 1, 1}));
+      buildGpuStaged2(b, loc, func.getWorkgroupAttributions());
       gpu::ReturnOp::create(b, loc);
       return;
     }
-    if (rank == 0)
+    if (rank == kLines)
+      buildGpuLines2(b, loc);
+    else if (rank == 0)
       buildGpuContig(b, loc, tid, stride);
     else if (rank == kRows)
       buildGpuRows(b, loc, tid, stride);
@@ -435,8 +426,8 @@ private:
           StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}));
     if (rank == kRows && !input)
       return rowMajorType(stored);
-    if (rank == kRows)
-      rank = 2; // an input: both strides dynamic
+    if (rank == kRows || rank == kLines)
+      rank = 2; // both strides dynamic
     SmallVector<int64_t> dyn(rank, ShapedType::kDynamic);
     return MemRefType::get(
         dyn, stored, StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dyn));
@@ -986,34 +977,38 @@ private:
     gpu::BarrierOp::create(b, loc);
   }
 
-  /// Whether every rank-2 operand runs along the rows: an inner stride of
-  /// at most 2 elements either way (0: broadcast along a row).
-  Value alongRows(OpBuilder &b, Location loc) {
-    Value ok = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-    Value two = arith::ConstantIndexOp::create(b, loc, 2), zero = arith::ConstantIndexOp::create(b, loc, 0);
-    for (Value operand : operands) {
-      Value s1 = memref::ExtractStridedMetadataOp::create(b, loc, operand).getStrides()[1];
-      Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, s1, zero);
-      Value mag = arith::SelectOp::create(b, loc, neg, arith::SubIOp::create(b, loc, zero, s1), s1);
-      ok = arith::AndIOp::create(b, loc, ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, mag, two));
-    }
-    return ok;
-  }
-
-  /// Rank 2 in memory order: a grid-stride loop over runs of kRun
-  /// consecutive elements (row-major), one division a run to find its first
-  /// element's row and column, then the column steps on (wrapping into the
-  /// next row). 32-bit index math where the indices fit.
+  /// `_lines2` (GPU only): rank 2 where every operand runs along the rows
+  /// (the runtime checks: inner strides of at most 2 elements, or 0), walked
+  /// in memory order. Tiles pay off only where an operand runs along the
+  /// columns; rows of a few elements left most of a tile's threads idle
+  /// (x[::2] of a (37.8M, 3) array: 0.17 of the roofline), and rows whose
+  /// length is no multiple of the vector width cannot take `_rows`.
+  ///
+  /// A warp takes kRun x 32 consecutive elements a step, lane l element e at
+  /// 32 e + l, so each access is coalesced across the warp. The row and
+  /// column of a lane's first element cost one division; each next one adds
+  /// 32 to the column and wraps once where the rows have at least 32
+  /// elements, else divides. Every load of a whole step before its stores
+  /// (an output may alias an input: nothing moves a load past a store).
+  /// 32-bit index math where the indices fit.
   static constexpr int64_t kRun = 4;
-  void buildGpuRowwise2(OpBuilder &b, Location loc, Value tid, Value stride) {
+  void buildGpuLines2(OpBuilder &b, Location loc) {
     Value rows = memref::DimOp::create(b, loc, operands.front(), 0);
     Value cols = memref::DimOp::create(b, loc, operands.front(), 1);
     Value total = arith::MulIOp::create(b, loc, rows, cols);
-    Value runs = arith::DivUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, total, arith::ConstantIndexOp::create(b, loc, kRun - 1)),
-        arith::ConstantIndexOp::create(b, loc, kRun));
-    Value runStride = arith::MulIOp::create(b, loc, stride, arith::ConstantIndexOp::create(b, loc, kRun));
-    auto branch = scf::IfOp::create(b, loc, fitsIn32Bits(b, loc, total, runStride), /*withElseRegion=*/true);
+    auto idx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value bdim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+    Value global = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), bdim), tid);
+    Value warp = arith::ShRUIOp::create(b, loc, global, idx(5));
+    Value lane = arith::AndIOp::create(b, loc, tid, idx(31));
+    Value warps = arith::ShRUIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x), bdim), idx(5));
+    const int64_t per = 32 * kRun;
+    Value steps = arith::DivUIOp::create(b, loc, arith::AddIOp::create(b, loc, total, idx(per - 1)), idx(per));
+    Value reach = arith::MulIOp::create(b, loc, warps, idx(per));
+    auto branch = scf::IfOp::create(b, loc, fitsIn32Bits(b, loc, total, reach), /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     for (bool narrow : {true, false}) {
       b.setInsertionPointToStart(narrow ? branch.thenBlock() : branch.elseBlock());
@@ -1026,27 +1021,48 @@ private:
         return narrow ? Value(arith::ConstantIntOp::create(b, loc, iv, v))
                       : Value(arith::ConstantIndexOp::create(b, loc, v));
       };
-      Value colsT = cast(cols), totalT = cast(total);
-      auto loop = scf::ForOp::create(b, loc, cast(tid), cast(runs), cast(stride));
+      Value colsT = cast(cols), totalT = cast(total), laneT = cast(lane);
+      Value wide = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, colsT, constant(32));
+      auto loop = scf::ForOp::create(b, loc, cast(warp), cast(steps), cast(warps));
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(loop.getBody());
-      Value first = arith::MulIOp::create(b, loc, loop.getInductionVar(), constant(kRun));
-      Value row = arith::DivUIOp::create(b, loc, first, colsT);
-      Value col = arith::SubIOp::create(b, loc, first, arith::MulIOp::create(b, loc, row, colsT));
-      Value one = constant(1), zero = constant(0);
-      SmallVector<SmallVector<Value>> at; // each element's (row, col)
-      for (int64_t e = 0; e < kRun; ++e) {
-        at.push_back({widen(row), widen(col)});
-        Value next = arith::AddIOp::create(b, loc, col, one);
-        Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, next, colsT);
-        col = arith::SelectOp::create(b, loc, wrap, zero, next);
-        row = arith::SelectOp::create(b, loc, wrap, arith::AddIOp::create(b, loc, row, one), row);
+      Value base = arith::MulIOp::create(b, loc, loop.getInductionVar(), constant(per));
+      auto rowCol = [&](Value flat) -> std::pair<Value, Value> {
+        Value r = arith::DivUIOp::create(b, loc, flat, colsT);
+        return {r, arith::SubIOp::create(b, loc, flat, arith::MulIOp::create(b, loc, r, colsT))};
+      };
+      SmallVector<Value> flats;
+      for (int64_t e = 0; e < kRun; ++e)
+        flats.push_back(arith::AddIOp::create(b, loc, base, arith::AddIOp::create(b, loc, laneT, constant(32 * e))));
+      // Each element's (row, col): stepped (rows of 32 or more) or divided.
+      SmallVector<Type> types(2 * kRun, iv);
+      auto how = scf::IfOp::create(b, loc, types, wide, /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(how.thenBlock());
+        auto [row, col] = rowCol(flats[0]);
+        SmallVector<Value> yields{row, col};
+        for (int64_t e = 1; e < kRun; ++e) {
+          Value next = arith::AddIOp::create(b, loc, col, constant(32));
+          Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, next, colsT);
+          col = arith::SelectOp::create(b, loc, wrap, arith::SubIOp::create(b, loc, next, colsT), next);
+          row = arith::SelectOp::create(b, loc, wrap, arith::AddIOp::create(b, loc, row, constant(1)), row);
+          yields.append({row, col});
+        }
+        scf::YieldOp::create(b, loc, yields);
+        b.setInsertionPointToStart(how.elseBlock());
+        yields.clear();
+        for (Value flat : flats) {
+          auto [r, c] = rowCol(flat);
+          yields.append({r, c});
+        }
+        scf::YieldOp::create(b, loc, yields);
       }
-      // A whole run: every load before the first store, so that they are
-      // in flight together (an output may alias an input: nothing moves a
-      // load past a store). The last run, cut short: element by element.
+      SmallVector<SmallVector<Value>> at;
+      for (int64_t e = 0; e < kRun; ++e)
+        at.push_back({widen(how.getResult(2 * e)), widen(how.getResult(2 * e + 1))});
       Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                          arith::AddIOp::create(b, loc, first, constant(kRun)), totalT);
+                                          arith::AddIOp::create(b, loc, base, constant(per)), totalT);
       auto run = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
       b.setInsertionPointToStart(run.thenBlock());
       SmallVector<SmallVector<Value>> results;
@@ -1056,8 +1072,7 @@ private:
         storeElement(b, loc, at[e], results[e]);
       b.setInsertionPointToStart(run.elseBlock());
       for (int64_t e = 0; e < kRun; ++e) {
-        Value flat = arith::AddIOp::create(b, loc, first, constant(e));
-        auto in = scf::IfOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, flat, totalT),
+        auto in = scf::IfOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, flats[e], totalT),
                                     /*withElseRegion=*/false);
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(in.thenBlock());
@@ -1216,10 +1231,11 @@ struct GenerateVariantsPass
     for (FusedKernel &kernel : kernels) {
       VariantBuilder builder(kernel);
       StringRef name = kernel.func.getSymName();
-      for (unsigned rank = 0; rank <= kRows; ++rank) {
-        std::string variant = rank == 0       ? "contig"
-                              : rank == kRows ? "rows"
-                                              : "strided" + std::to_string(rank);
+      for (unsigned rank = 0; rank <= kLines; ++rank) {
+        std::string variant = rank == 0        ? "contig"
+                              : rank == kRows  ? "rows"
+                              : rank == kLines ? "lines2"
+                                               : "strided" + std::to_string(rank);
         std::string symbol = (name + "_" + variant).str();
         if (symbols.lookup(symbol)) {
           kernel.func.emitError() << "kiln.kernel @" << name << ": symbol @"
@@ -1227,7 +1243,8 @@ struct GenerateVariantsPass
           return signalPassFailure();
         }
         builder.buildGpu(b, gpuModule, symbol, rank);
-        builder.buildHost(b, module, symbol, variant, rank);
+        if (rank != kLines) // the host's _strided2 walks such rows as well
+          builder.buildHost(b, module, symbol, variant, rank);
       }
     }
     gpu::GPUModuleOp sm90Module;

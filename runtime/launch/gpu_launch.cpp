@@ -26,8 +26,8 @@
 namespace kiln::detail::launch {
 namespace {
 
-constexpr int num_variants = max_entries; // elementwise: contig, strided1..4, rows
-static_assert(2 + max_kernel_rank <= max_entries);
+constexpr int num_variants = max_entries; // elementwise: contig, strided1..4, rows, lines2
+static_assert(3 + max_kernel_rank <= max_entries);
 constexpr int default_block = 256;
 /// _strided2's tile (64x64 elements) and block: the kernel declares its block
 /// size (PTX .maxntid, compiler/Transforms/GenerateVariants.cpp), which
@@ -229,13 +229,14 @@ CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int slot, con
 }
 
 /// The symbol suffixes of the elementwise variants, by variant number.
-constexpr const char *elementwise_suffixes[] = {"_contig", "_strided1", "_strided2", "_strided3", "_strided4", "_rows"};
-static_assert(std::size(elementwise_suffixes) == rows_variant + 1);
+constexpr const char *elementwise_suffixes[] = {"_contig",   "_strided1", "_strided2", "_strided3",
+                                                "_strided4", "_rows",     "_lines2"};
+static_assert(std::size(elementwise_suffixes) == lines_variant + 1);
 
 } // namespace
 
 std::string variant_suffix(int variant) {
-  if (variant >= 0 && variant <= rows_variant)
+  if (variant >= 0 && variant <= lines_variant)
     return elementwise_suffixes[variant];
   return "_variant" + std::to_string(variant);
 }
@@ -246,8 +247,9 @@ launch_dims elementwise_dims(std::int64_t n, int variant, int vector_width, int 
   // _strided2, whose blocks stage 64x64 tiles (4096 elements), a tile's share
   // (8 for its 512 threads).
   const std::int64_t width = variant == contig_variant || variant == rows_variant ? std::max(vector_width, 1)
-                             : variant == 2 ? std::max<std::int64_t>(staged_tile / std::max(max_block, 1), 1)
-                                            : 1;
+                             : variant == 2             ? std::max<std::int64_t>(staged_tile / std::max(max_block, 1), 1)
+                             : variant == lines_variant ? lines_run
+                                                        : 1;
   const std::int64_t threads = std::max<std::int64_t>((n + width - 1) / width, 1);
   // A small call keeps full blocks even when that leaves SMs idle: 2^16
   // float32 as 64 blocks of 256 measured 3.46 us of device time on an H100,

@@ -20,6 +20,11 @@ namespace kiln::detail::launch {
 inline constexpr int contig_variant = 0;
 /// `<name>_rows`: rank 2 with every operand's inner dimension contiguous.
 inline constexpr int rows_variant = max_kernel_rank + 1;
+/// `<name>_lines2` (GPU only): rank 2 with every operand along the rows
+/// (inner strides of at most 2 elements, or 0), walked in memory order.
+inline constexpr int lines_variant = max_kernel_rank + 2;
+/// Elements a thread of `_lines2` takes a step.
+inline constexpr int lines_run = 4;
 
 /// The symbol suffix of a variant: "_contig", "_strided3", "_rows".
 std::string variant_suffix(int variant);

@@ -131,15 +131,15 @@ int broadcast_rank_and_shape(const fused_kernel &k,
   return static_cast<int>(rank);
 }
 
-/// NumPy's order 'K' for a new output (its iterator's axis ordering): the
-/// output axes, outermost first, ordered as the inputs' strides (`strides`:
-/// `num_inputs` rows of `pitch`, 0 where an input is broadcast) order them.
-/// An axis moves outside an earlier one only when every input that steps
-/// along both (and the axis has more than one element) steps further along
-/// it; ties and broadcasts keep C order. `m.T() * 2 + 1` of a C-order m is
+/// NumPy's order 'K' (its iterator's axis ordering): the axes, outermost
+/// first, ordered as the operands' strides (`strides`: `num_operands` rows of
+/// `pitch`, 0 where an operand is broadcast) order them. An axis moves
+/// outside an earlier one only when every operand that steps along both
+/// (and the axis has more than one element) steps further along it; ties and
+/// broadcasts keep C order. `m.T() * 2 + 1` of a C-order m is
 /// F-ordered, as NumPy makes it, and so one contiguous stream, not a
 /// transpose. Returns false when the order is C order.
-bool memory_order(const std::int64_t *out_shape, int rank, const std::int64_t *strides, int num_inputs, int pitch,
+bool memory_order(const std::int64_t *out_shape, int rank, const std::int64_t *strides, int num_operands, int pitch,
                   int *perm) {
   for (int d = 0; d < rank; ++d)
     perm[d] = d;
@@ -147,7 +147,7 @@ bool memory_order(const std::int64_t *out_shape, int rank, const std::int64_t *s
     if (out_shape[a] <= 1 || out_shape[b] <= 1)
       return false;
     bool decided = false;
-    for (int j = 0; j < num_inputs; ++j) {
+    for (int j = 0; j < num_operands; ++j) {
       const std::int64_t sa = std::abs(strides[j * pitch + a]), sb = std::abs(strides[j * pitch + b]);
       if (sa == 0 || sb == 0)
         continue;
@@ -252,9 +252,10 @@ struct runner {
   runner(const fused_kernel &k_, device dev_, int variant_, void *stream_)
       : k(k_), dev(dev_), variant(variant_) {
     if (dev.is_host()) {
-      host = variant == launch::contig_variant ? k.host_contig
-             : variant == launch::rows_variant ? k.host_rows
-                                               : k.host_strided[variant - 1];
+      host = variant == launch::contig_variant  ? k.host_contig
+             : variant == launch::rows_variant  ? k.host_rows
+             : variant == launch::lines_variant ? k.host_strided[1]
+                                                : k.host_strided[variant - 1];
       if (!host)
         throw kiln::error("kernel " + kernel_name(k) +
                           " was built without a host variant (" +
@@ -376,8 +377,14 @@ void launch_elementwise(const fused_kernel &k,
     const int num_inputs = static_cast<int>(inputs.size());
     for (int j = 0; j < num_inputs; ++j)
       fill_strides(j);
+    // The walk's order: the given outputs' memory order where there are
+    // any (an update `y.T() += x` writes y in its own order; inputs are read
+    // through the transposing variants, which stage their tiles, but writes
+    // across rows would scatter), else the inputs' (order 'K', which the new
+    // outputs take too).
     int perm[max_rank];
-    const bool reordered = memory_order(out_shape, rank, strides.data(), num_inputs, pitch, perm);
+    const bool given = std::any_of(outputs.begin(), outputs.end(), [](const array_base &o) { return o.valid(); });
+    bool reordered = !given && memory_order(out_shape, rank, strides.data(), num_inputs, pitch, perm);
     prepare_outputs(k, outputs, dev, out_shape, rank, st, reordered ? perm : nullptr);
 
     std::int64_t numel = 1;
@@ -387,6 +394,9 @@ void launch_elementwise(const fused_kernel &k,
       return;
     for (int j = num_inputs; j < num_operands; ++j)
       fill_strides(j);
+    if (given)
+      reordered = memory_order(out_shape, rank, strides.data() + num_inputs * pitch, num_operands - num_inputs, pitch,
+                               perm);
     if (reordered) {
       // Walk the space in that memory order (a fused kernel maps each
       // element on its own, so any order gives the same result): the
@@ -426,12 +436,19 @@ void launch_elementwise(const fused_kernel &k,
                       reinterpret_cast<std::uintptr_t>(operands[j]->data()) % align == 0 &&
                       (static_cast<std::uintptr_t>(strides[j * pitch]) * item) % align == 0);
   }
+  // `_lines2` (GPU): rank 2 with every operand along the rows -- inner
+  // strides of at most 2 elements either way, or broadcast -- walked in
+  // memory order instead of the transposing tiles of `_strided2`.
+  bool lines = !contig && !rows && r == 2 && !dev.is_host();
+  for (int j = 0; lines && j < num_operands; ++j)
+    lines = std::abs(strides[j * pitch + 1]) <= 2;
   const int kernel_rank = contig ? 1 : std::min(r, max_kernel_rank);
   const int outer = r - kernel_rank; // leading dimensions looped on the host
   const runner run(k, dev,
-                   contig ? launch::contig_variant
-                   : rows ? launch::rows_variant
-                          : kernel_rank,
+                   contig  ? launch::contig_variant
+                   : rows  ? launch::rows_variant
+                   : lines ? launch::lines_variant
+                           : kernel_rank,
                    st.native_handle());
 
   // Parameters: each operand's expanded memref, then each scalar pointer.

@@ -788,14 +788,17 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
       if (c.nk < 8 * target && c.nr >= 2 * general_chunk)
         split = std::max((8 * target + c.nk - 1) / c.nk, (c.nr + general_chunk - 1) / general_chunk);
       if (split == 1) {
-        // Whole kept elements: a thread each where neighbouring kept
-        // elements lie closer in memory than neighbouring reduced ones
-        // (min(x[:, ::2], 0): a warp then reads 32 neighbouring columns,
-        // where a warp a column read 32 rows apart), else lanes enough for
-        // about four elements each, at most a warp.
-        const std::int64_t keptStep = c.kd.sizes.empty() ? 0 : std::abs(c.kd.strides[0].back());
-        const std::int64_t reducedStep = c.rd.sizes.empty() ? 0 : std::abs(c.rd.strides[0].back());
-        if (keptStep > 0 && keptStep < reducedStep && c.nk >= 32)
+        // Whole kept elements: a thread each where, in every full operand,
+        // neighbouring kept elements lie closer in memory than neighbouring
+        // reduced ones (min(x[:, ::2], 0): a warp then reads 32 neighbouring
+        // columns, where a warp a column read 32 rows apart), else lanes
+        // enough for about four elements each, at most a warp.
+        bool columns = !c.kd.sizes.empty() && !c.rd.sizes.empty() && c.nk >= 32;
+        for (std::size_t j = 0; columns && j < c.full.size(); ++j) {
+          const std::int64_t keptStep = std::abs(c.kd.strides[j].back()), reducedStep = std::abs(c.rd.strides[j].back());
+          columns = reducedStep == 0 || (keptStep > 0 && keptStep < reducedStep); // (broadcast: either way)
+        }
+        if (columns)
           narrowing = 5;
         while (narrowing < 5 && (std::int64_t{32} >> (narrowing + 1)) * 4 >= c.nr)
           ++narrowing;

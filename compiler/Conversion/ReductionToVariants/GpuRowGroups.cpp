@@ -26,6 +26,9 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <limits>
+#include <tuple>
+
 using namespace mlir;
 
 namespace kiln::reduction {
@@ -87,32 +90,39 @@ public:
       at += 1 + foldPassTypes(p_, l).size();
     }
     space_.emplace(b, loc, layout_, params_);
+    reducedFits32_ = cmpIdx(b, loc, arith::CmpIPredicate::ule, space_->reducedExtent(),
+                            cidx(b, loc, std::numeric_limits<int32_t>::max()));
     eval_.emplace(p_, params_.scalars, space_->keptExtent(), space_->reducedExtent());
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    lane_ = arith::AndIOp::create(b, loc, tid, cidx(b, loc, 31));
-    warp_ = arith::ShRUIOp::create(b, loc, tid, cidx(b, loc, 5));
-    thread_ = group_ == kBlock ? tid : lane_;
-    lanes_ = cidx(b, loc, group_);
-    groupInBlock_ = warp_;
-    if (narrows()) {
-      // The runtime's lanes per kept element: 32 >> the flags' narrowing.
-      Value narrowing = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, params_.flags, cidx(b, loc, reduction_lanes_shift)), cidx(b, loc, 7));
-      Value shift = arith::SubIOp::create(b, loc, cidx(b, loc, 5), narrowing);
-      lanes_ = arith::ShLIOp::create(b, loc, cidx(b, loc, 1), shift);
-      thread_ = arith::AndIOp::create(b, loc, lane_, arith::SubIOp::create(b, loc, lanes_, cidx(b, loc, 1)));
-      groupInBlock_ = arith::ShRUIOp::create(b, loc, tid, shift);
-      groupsPerBlock_ = arith::ShRUIOp::create(b, loc, cidx(b, loc, kBlock), shift);
-    }
-    Value zero = cidx(b, loc, 0);
-    leader_ = cmpIdx(b, loc, arith::CmpIPredicate::eq, thread_, zero);
+    tid_ = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    lane_ = arith::AndIOp::create(b, loc, tid_, cidx(b, loc, 31));
+    warp_ = arith::ShRUIOp::create(b, loc, tid_, cidx(b, loc, 5));
+    setLanes(b, loc, /*dynamic=*/false);
 
     Value nk = space_->keptExtent();
     Value units = arith::MulIOp::create(b, loc, nk, params_.split);
     auto phaseIs = [&](reduction_phase ph) {
       return cmpIdx(b, loc, arith::CmpIPredicate::eq, params_.phase, cidx(b, loc, int64_t(ph)));
     };
-    ifThen(b, loc, phaseIs(reduction_phase::whole), [&] { forEachUnit(b, loc, nk, [&](Value k) { whole(b, loc, k); }); });
+    auto wholePhase = [&] { forEachUnit(b, loc, nk, [&](Value k) { whole(b, loc, k); }); };
+    ifThen(b, loc, phaseIs(reduction_phase::whole), [&] {
+      if (!narrows())
+        return wholePhase();
+      // A warp a kept element as ever (constant lanes: what the loops and
+      // shuffles were tuned as), or the runtime's narrower groups.
+      Value narrowing = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, params_.flags, cidx(b, loc, reduction_lanes_shift)), cidx(b, loc, 7));
+      auto branch = scf::IfOp::create(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::eq, narrowing, cidx(b, loc, 0)),
+                                      /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      wholePhase();
+      b.setInsertionPointToStart(branch.elseBlock());
+      const auto fixed = std::make_tuple(thread_, lanes_, groupInBlock_, leader_);
+      setLanes(b, loc, /*dynamic=*/true);
+      wholePhase();
+      std::tie(thread_, lanes_, groupInBlock_, leader_) = fixed; // the values of the other phases
+      dynamic_ = false;
+    });
     // Split phases: the block variant of rows, and general (a warp per
     // chunk: few kept elements of views whose reduced dimensions do not
     // merge, `sum(x[::2, ::2])`); the warp variant of rows takes whole short
@@ -134,6 +144,25 @@ public:
 private:
   unsigned groupsPerBlock() const { return kBlock / group_; }
 
+  /// This thread's place: its lane within its kept element's group of
+  /// group_ lanes (`dynamic`: the runtime's 32 >> narrowing lanes).
+  void setLanes(OpBuilder &b, Location loc, bool dynamic) {
+    dynamic_ = dynamic;
+    thread_ = group_ == kBlock ? tid_ : lane_;
+    lanes_ = cidx(b, loc, group_);
+    groupInBlock_ = warp_;
+    if (dynamic) {
+      Value narrowing = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, params_.flags, cidx(b, loc, reduction_lanes_shift)), cidx(b, loc, 7));
+      Value shift = arith::SubIOp::create(b, loc, cidx(b, loc, 5), narrowing);
+      lanes_ = arith::ShLIOp::create(b, loc, cidx(b, loc, 1), shift);
+      thread_ = arith::AndIOp::create(b, loc, lane_, arith::SubIOp::create(b, loc, lanes_, cidx(b, loc, 1)));
+      groupInBlock_ = arith::ShRUIOp::create(b, loc, tid_, shift);
+      groupsPerBlock_ = arith::ShRUIOp::create(b, loc, cidx(b, loc, kBlock), shift);
+    }
+    leader_ = cmpIdx(b, loc, arith::CmpIPredicate::eq, thread_, cidx(b, loc, 0));
+  }
+
   /// Whether the groups are narrower than a warp when the runtime says so:
   /// the warp variants (rows, general), whose rows may be a few elements
   /// long (var of 17M rows of 3: a warp a row left 29 of its lanes idle,
@@ -151,7 +180,7 @@ private:
         body(vb); // the runtime launches exactly `total` virtual blocks
         return;
       }
-      if (narrows()) {
+      if (dynamic_) {
         // Every lane of a warp must take part in its groups' shuffles: a
         // group past the end takes the last unit again (the same values to
         // the same places).
@@ -184,7 +213,7 @@ private:
   SmallVector<Value> fullIndices(OpBuilder &b, Location loc, Value r) {
     SmallVector<Value> idx(keptCoords_);
     if (layout_ == Layout::General) {
-      auto rc = space_->reducedCoords(b, loc, r);
+      auto rc = space_->reducedCoordsNarrow(b, loc, r, reducedFits32_);
       idx.append(rc.begin(), rc.end());
     } else {
       idx.push_back(r);
@@ -321,7 +350,7 @@ private:
   LevelStates groupReduce(OpBuilder &b, Location loc, const LevelStates &s, unsigned level, unsigned pass = 0) {
     if (group_ == kBlock)
       return blockReduce(b, loc, s, kBlock / 32, buffers_[levelSet_[level] + pass], lane_, warp_);
-    if (!narrows())
+    if (!dynamic_)
       return broadcastLane0(b, loc, warpReduce(b, loc, s));
     // Groups of lanes_ aligned lanes: shuffles down by less than lanes_ (the
     // branch is uniform, so every lane shuffles), then each group's first
@@ -608,9 +637,12 @@ private:
   SmallVector<BlockReduceBuffers> buffers_;
   SmallVector<unsigned> levelSet_;
   Value lane_, warp_, thread_, leader_;
+  Value reducedFits32_;  ///< the reduced extent is below 2^31 (32-bit coordinates)
   Value lanes_;          ///< lanes per kept element (index): group_, or the runtime's
   Value groupInBlock_;   ///< this thread's group in its block
-  Value groupsPerBlock_; ///< (narrows() only)
+  Value groupsPerBlock_; ///< (dynamic_ only)
+  Value tid_;
+  bool dynamic_ = false; ///< the lanes per kept element are the runtime's
   SmallVector<Value> keptCoords_;
   std::optional<RowCache> cache_; ///< set while a cached row is built
 };

@@ -166,6 +166,24 @@ SmallVector<Value> Space::reducedCoords(OpBuilder &b, Location loc, Value r) con
   return decompose(b, loc, r, reducedSizes_);
 }
 
+SmallVector<Value> Space::reducedCoordsNarrow(OpBuilder &b, Location loc, Value r, Value fits) const {
+  SmallVector<Type> types(reducedSizes_.size(), b.getIndexType());
+  auto branch = scf::IfOp::create(b, loc, types, fits, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  auto narrow = [&](Value v) -> Value { return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v); };
+  SmallVector<Value> sizes;
+  for (Value s : reducedSizes_)
+    sizes.push_back(narrow(s));
+  SmallVector<Value> coords = decompose(b, loc, narrow(r), sizes);
+  for (Value &c : coords)
+    c = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), c);
+  scf::YieldOp::create(b, loc, coords);
+  b.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b, loc, decompose(b, loc, r, reducedSizes_));
+  return SmallVector<Value>(branch.getResults());
+}
+
 SmallVector<Value> Space::startReducedCoords(OpBuilder &b, Location loc, Value r) const {
   SmallVector<Value> sizes;
   for (Value s : reducedSizes_)

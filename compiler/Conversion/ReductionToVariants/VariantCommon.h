@@ -65,6 +65,11 @@ public:
   llvm::SmallVector<mlir::Value> keptCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value k) const;
   /// General: coordinates of linear reduced index `r` (the last four full dims).
   llvm::SmallVector<mlir::Value> reducedCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r) const;
+  /// General, on a GPU: reducedCoords in 32-bit arithmetic where `fits` (the
+  /// reduced extent is below 2^31; a uniform branch): a 64-bit division is
+  /// some 70 instructions there, and this is one per dimension per element.
+  llvm::SmallVector<mlir::Value> reducedCoordsNarrow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r,
+                                                     mlir::Value fits) const;
   /// General: reducedCoords for a loop's start, safe when an extent is 0
   /// (the loop then runs no element; no division by zero).
   llvm::SmallVector<mlir::Value> startReducedCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r) const;

@@ -729,6 +729,13 @@ TEST_F(LaunchElementwise, OutputFollowsTheInputsMemoryOrder) {
   array_base e = run_saxpy(r, r, 0.5f);
   EXPECT_EQ(e.strides(), (shape{1, 4}));
   expect_saxpy(e, r, r, 0.5f);
+  // A given output sets the walk's order (an update of a transposed view
+  // writes it in its own memory order): with F-ordered inputs too, one stream.
+  calls.clear();
+  array_base given = make_view(dtype::float32, {4, 6}, {1, 0}).array;
+  run_saxpy(x, y, 0.25f, given);
+  EXPECT_EQ(calls.variants, std::vector<int>{0});
+  expect_saxpy(given, x, y, 0.25f);
 }
 
 TEST_F(LaunchElementwise, SlicedWithStepAndNegativeStep) {
