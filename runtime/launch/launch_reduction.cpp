@@ -26,6 +26,9 @@ namespace {
 enum class layout { rows, cols, general };
 
 constexpr std::int64_t gpu_block = 256;
+/// GPU columns of at most this many rows take the general layout, a thread
+/// a column (see launch_reduction).
+constexpr std::int64_t short_columns = 64;
 /// Reduced elements one block of a split row takes (bounds each thread's
 /// sequential run: 64 per lane of its 4-wide vectors).
 constexpr std::int64_t gpu_chunk = 65536;
@@ -718,6 +721,13 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
   (k.kept_output ? c.kept : c.full).push_back(&out);
   if (!plan_layout(c, S, A, keptShape, keepdims))
     return false; // more than four non-mergeable dimensions: the eager form
+  // Short columns on a GPU (layer norm over the middle axis of a (56743, 8,
+  // 128) array: 8 rows): `_rcols` would merge a block's 8 thread rows
+  // through shared memory for every tile of 256 elements; the general
+  // layout gives each column a thread (below), which reads it down with no
+  // merge, neighbouring threads neighbouring columns.
+  if (!dev.is_host() && c.lay == layout::cols && c.nr <= short_columns && c.nk >= 8192)
+    c.lay = layout::general;
 
   // A full-space output that, like every input its map reads, does not vary
   // along the reduced dimensions (the broadcast view above: kilnc could not

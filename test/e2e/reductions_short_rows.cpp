@@ -9,6 +9,7 @@
 #include "e2e.hpp"
 
 #include <cmath>
+#include <tuple>
 
 using namespace e2e;
 using C = std::complex<double>;
@@ -137,8 +138,10 @@ int main() {
       expect("logsumexp(x, 0)" + shape, logsumexp0(x), n, [&](auto j) { return C(mx[j] + std::log(se[j])); }, 2e-5);
     }
   }
-  for (std::int64_t inner : {1, 3, 7, 12, 40}) {
-    const std::int64_t outer = 301, mid = 57;
+  // (301, 57, n): narrow column tiles; (1500, 8, 128) and (700, 61, 20):
+  // short columns, a GPU thread each.
+  for (auto [outer, mid, inner] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{301, 57, 1}, {301, 57, 3},
+                                   {301, 57, 7}, {301, 57, 12}, {301, 57, 40}, {1500, 8, 128}, {700, 61, 20}}) {
     f32 x = rng.normal<float>({outer, mid, inner});
     std::vector<float> h = x.to_vector();
     std::vector<double> ms(outer * inner, 0.0);
@@ -148,7 +151,9 @@ int main() {
           const double v = h[(o * mid + m) * inner + i];
           ms[o * inner + i] += v * v / double(mid);
         }
-    expect("rms_norm over axis 1 of (301, 57, " + std::to_string(inner) + ")", rms_norm1(x), outer * mid * inner,
+    expect("rms_norm over axis 1 of (" + std::to_string(outer) + ", " + std::to_string(mid) + ", " +
+               std::to_string(inner) + ")",
+           rms_norm1(x), outer * mid * inner,
            [&](auto k) {
              const std::int64_t o = std::int64_t(k) / (mid * inner), i = std::int64_t(k) % inner;
              return C(double(h[k]) / std::sqrt(ms[o * inner + i] + 1e-6));

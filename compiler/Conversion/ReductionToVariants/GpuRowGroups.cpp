@@ -92,6 +92,8 @@ public:
     space_.emplace(b, loc, layout_, params_);
     reducedFits32_ = cmpIdx(b, loc, arith::CmpIPredicate::ule, space_->reducedExtent(),
                             cidx(b, loc, std::numeric_limits<int32_t>::max()));
+    keptFits32_ = cmpIdx(b, loc, arith::CmpIPredicate::ule, space_->keptExtent(),
+                         cidx(b, loc, std::numeric_limits<int32_t>::max()));
     eval_.emplace(p_, params_.scalars, space_->keptExtent(), space_->reducedExtent());
     tid_ = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     lane_ = arith::AndIOp::create(b, loc, tid_, cidx(b, loc, 31));
@@ -203,7 +205,8 @@ private:
   PointEnv keptEnv(OpBuilder &b, Location loc, Value k) {
     PointEnv env;
     env.keptIndex = k;
-    keptCoords_ = space_->keptCoords(b, loc, k);
+    keptCoords_ = layout_ == Layout::General ? space_->keptCoordsNarrow(b, loc, k, keptFits32_)
+                                             : space_->keptCoords(b, loc, k);
     for (unsigned j = 0; j < p_.numKept(); ++j)
       env.kept[p_.keptArg(j)] = memref::LoadOp::create(b, loc, params_.kept[j], keptCoords_);
     return env;
@@ -307,22 +310,63 @@ private:
       tailStart = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, nv, v));
     }
     Value first = arith::AddIOp::create(b, loc, tailStart, thread_);
-    auto tail = scf::ForOp::create(b, loc, first, rend, g, acc.values);
+    auto tailLoop = [&]() -> SmallVector<Value> {
+      auto tail = scf::ForOp::create(b, loc, first, rend, g, acc.values);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(tail.getBody());
+        Value r = tail.getInductionVar();
+        PointEnv env = kenv;
+        SmallVector<Value> idx = fullIndices(b, loc, r);
+        for (unsigned in : inputs)
+          env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
+        env.reducedIndex = r;
+        LevelStates upd = acc.with(tail.getRegionIterArgs()).update(b, loc, *eval_, env);
+        scf::YieldOp::create(b, loc, upd.values);
+      }
+      if (layout_ == Layout::General && !cache_) // every element comes here: four loads a thread in flight
+        return unrollLoop(tail, 4);
+      return SmallVector<Value>(tail.getResults());
+    };
+    if (!(layout_ == Layout::General && dynamic_))
+      return acc.with(tailLoop());
+    // A thread a kept element (general columns): its reduced coordinates
+    // step as an odometer, no division an element.
+    SmallVector<Type> types;
+    for (Value v : acc.values)
+      types.push_back(v.getType());
+    auto branch = scf::IfOp::create(b, loc, types, cmpIdx(b, loc, arith::CmpIPredicate::eq, lanes_, cidx(b, loc, 1)),
+                                    /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(tail.getBody());
-      Value r = tail.getInductionVar();
-      PointEnv env = kenv;
-      SmallVector<Value> idx = fullIndices(b, loc, r);
-      for (unsigned in : inputs)
-        env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
-      env.reducedIndex = r;
-      LevelStates upd = acc.with(tail.getRegionIterArgs()).update(b, loc, *eval_, env);
-      scf::YieldOp::create(b, loc, upd.values);
+      b.setInsertionPointToStart(branch.thenBlock());
+      SmallVector<Value> inits(acc.values);
+      SmallVector<Value> start = space_->startReducedCoords(b, loc, first);
+      inits.append(start.begin(), start.end());
+      const unsigned n = acc.values.size();
+      auto loop = scf::ForOp::create(b, loc, first, rend, cidx(b, loc, 1), inits);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(loop.getBody());
+        ValueRange args = loop.getRegionIterArgs();
+        SmallVector<Value> coords(args.drop_front(n));
+        PointEnv env = kenv;
+        SmallVector<Value> idx(keptCoords_);
+        idx.append(coords.begin(), coords.end());
+        for (unsigned in : inputs)
+          env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
+        env.reducedIndex = loop.getInductionVar();
+        SmallVector<Value> next = acc.with(args.take_front(n)).update(b, loc, *eval_, env).values;
+        SmallVector<Value> step = space_->nextReducedCoords(b, loc, coords);
+        next.append(step.begin(), step.end());
+        scf::YieldOp::create(b, loc, next);
+      }
+      SmallVector<Value> results = unrollLoop(loop, 4);
+      scf::YieldOp::create(b, loc, ValueRange(results).take_front(n));
+      b.setInsertionPointToStart(branch.elseBlock());
+      scf::YieldOp::create(b, loc, tailLoop());
     }
-    if (layout_ == Layout::General && !cache_) // every element comes here: four loads a thread in flight
-      return acc.with(unrollLoop(tail, 4));
-    return acc.with(tail.getResults());
+    return acc.with(branch.getResults());
   }
 
   /// Vector loads of `width_` elements at (kept, r0) of each input; the
@@ -405,16 +449,39 @@ private:
       tailStart = arith::AddIOp::create(b, loc, rbeg, arith::MulIOp::create(b, loc, nv, v));
     }
     Value first = arith::AddIOp::create(b, loc, tailStart, thread_);
-    auto tail = scf::ForOp::create(b, loc, first, rend, g);
+    auto writeAt = [&](Value r, ArrayRef<Value> idx) {
+      PointEnv env = kenv;
+      for (unsigned in : inputs)
+        env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
+      env.reducedIndex = r;
+      memref::StoreOp::create(b, loc, eval_->valueAt(b, p_.result, env), params_.out, idx);
+    };
+    auto tailLoop = [&] {
+      auto tail = scf::ForOp::create(b, loc, first, rend, g);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(tail.getBody());
+      Value r = tail.getInductionVar();
+      writeAt(r, fullIndices(b, loc, r));
+    };
+    if (!(layout_ == Layout::General && dynamic_))
+      return tailLoop();
+    // A thread a kept element: reduced coordinates as an odometer (see accumulate).
+    auto branch = scf::IfOp::create(b, loc, cmpIdx(b, loc, arith::CmpIPredicate::eq, lanes_, cidx(b, loc, 1)),
+                                    /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(tail.getBody());
-    Value r = tail.getInductionVar();
-    PointEnv env = kenv;
-    SmallVector<Value> idx = fullIndices(b, loc, r);
-    for (unsigned in : inputs)
-      env.full[p_.fullArg(in)] = memref::LoadOp::create(b, loc, params_.full[in], idx);
-    env.reducedIndex = r;
-    memref::StoreOp::create(b, loc, eval_->valueAt(b, p_.result, env), params_.out, idx);
+    b.setInsertionPointToStart(branch.thenBlock());
+    auto loop = scf::ForOp::create(b, loc, first, rend, cidx(b, loc, 1), space_->startReducedCoords(b, loc, first));
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> coords(loop.getRegionIterArgs());
+      SmallVector<Value> idx(keptCoords_);
+      idx.append(coords.begin(), coords.end());
+      writeAt(loop.getInductionVar(), idx);
+      scf::YieldOp::create(b, loc, space_->nextReducedCoords(b, loc, coords));
+    }
+    b.setInsertionPointToStart(branch.elseBlock());
+    tailLoop();
   }
 
   /// The row's vectors this thread takes (vector thread + 256 u for u <
@@ -638,6 +705,7 @@ private:
   SmallVector<unsigned> levelSet_;
   Value lane_, warp_, thread_, leader_;
   Value reducedFits32_;  ///< the reduced extent is below 2^31 (32-bit coordinates)
+  Value keptFits32_;     ///< the kept extent is below 2^31
   Value lanes_;          ///< lanes per kept element (index): group_, or the runtime's
   Value groupInBlock_;   ///< this thread's group in its block
   Value groupsPerBlock_; ///< (dynamic_ only)

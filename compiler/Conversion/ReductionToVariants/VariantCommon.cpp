@@ -166,22 +166,31 @@ SmallVector<Value> Space::reducedCoords(OpBuilder &b, Location loc, Value r) con
   return decompose(b, loc, r, reducedSizes_);
 }
 
-SmallVector<Value> Space::reducedCoordsNarrow(OpBuilder &b, Location loc, Value r, Value fits) const {
-  SmallVector<Type> types(reducedSizes_.size(), b.getIndexType());
+/// decompose() in 32-bit arithmetic where `fits` (a uniform branch).
+static SmallVector<Value> decomposeNarrow(OpBuilder &b, Location loc, Value r, ArrayRef<Value> all, Value fits) {
+  SmallVector<Type> types(all.size(), b.getIndexType());
   auto branch = scf::IfOp::create(b, loc, types, fits, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(branch.thenBlock());
   auto narrow = [&](Value v) -> Value { return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v); };
   SmallVector<Value> sizes;
-  for (Value s : reducedSizes_)
+  for (Value s : all)
     sizes.push_back(narrow(s));
   SmallVector<Value> coords = decompose(b, loc, narrow(r), sizes);
   for (Value &c : coords)
     c = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), c);
   scf::YieldOp::create(b, loc, coords);
   b.setInsertionPointToStart(branch.elseBlock());
-  scf::YieldOp::create(b, loc, decompose(b, loc, r, reducedSizes_));
+  scf::YieldOp::create(b, loc, decompose(b, loc, r, all));
   return SmallVector<Value>(branch.getResults());
+}
+
+SmallVector<Value> Space::keptCoordsNarrow(OpBuilder &b, Location loc, Value k, Value fits) const {
+  return decomposeNarrow(b, loc, k, keptSizes_, fits);
+}
+
+SmallVector<Value> Space::reducedCoordsNarrow(OpBuilder &b, Location loc, Value r, Value fits) const {
+  return decomposeNarrow(b, loc, r, reducedSizes_, fits);
 }
 
 SmallVector<Value> Space::startReducedCoords(OpBuilder &b, Location loc, Value r) const {

@@ -70,6 +70,9 @@ public:
   /// some 70 instructions there, and this is one per dimension per element.
   llvm::SmallVector<mlir::Value> reducedCoordsNarrow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r,
                                                      mlir::Value fits) const;
+  /// General: keptCoords likewise.
+  llvm::SmallVector<mlir::Value> keptCoordsNarrow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value k,
+                                                  mlir::Value fits) const;
   /// General: reducedCoords for a loop's start, safe when an extent is 0
   /// (the loop then runs no element; no division by zero).
   llvm::SmallVector<mlir::Value> startReducedCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r) const;
