@@ -58,8 +58,9 @@ void check_raw_array(const raw_kernel &k, std::size_t index, const array_base &a
   if (a.device() != dev)
     throw device_error(argument + " is an array on " + a.device().str() + " but the launch runs on " + dev.str() +
                        " (kiln::launch does not copy: move it with .to())");
-  throw value_error(argument + " is not a C-contiguous array (a strided or transposed view): pass a contiguous "
-                               "copy (.copy())");
+  throw value_error(argument +
+                    " is not a C-contiguous array (a strided or transposed view, or a result laid out as its "
+                    "transposed input): pass a contiguous copy (.copy())");
 }
 
 } // namespace kiln::detail

@@ -849,8 +849,8 @@ TEST(RawLaunchApi, TypedLaunchRejectsBadArraysAndShapes) {
   // Not C-contiguous: a strided view, a transpose.
   const auto strided = y.slice({kiln::range(0, 64, 2)});
   EXPECT_EQ(message_of<kiln::value_error>([&] { kiln::launch(axpy_type(k), 1, 32, 1.0f, x, strided, 32, 1.0, true); }),
-            "kernel 'axpy': argument 2 is not a C-contiguous array (a strided or transposed view): pass a contiguous "
-            "copy (.copy())");
+            "kernel 'axpy': argument 2 is not a C-contiguous array (a strided or transposed view, or a result laid out "
+            "as its transposed input): pass a contiguous copy (.copy())");
   const auto square = kiln::asarray<float>(xs, kiln::shape{8, 8}, device::host());
   EXPECT_THROW(kiln::launch(axpy_type(k), 1, 32, 1.0f, square.T(), y, 64, 1.0, true), kiln::value_error);
 

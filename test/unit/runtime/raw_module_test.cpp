@@ -796,8 +796,8 @@ TEST_F(RawModule, BadShapesEmptyFunctionsAndBadArraysAreErrorsBeforeAnyLaunch) {
   const auto strided = kiln::array<float>(kiln::array_base::from_parts(
       y.storage(), kiln::dtype::float32, device::cuda(0), kiln::shape{32}, kiln::shape{2}, 0));
   EXPECT_EQ(message_of<kiln::value_error>([&] { kiln::launch(saxpy, 1, 64, 1.0f, on_gpu, strided, 64LL); }),
-            "kernel 'saxpy': argument 2 is not a C-contiguous array (a strided or transposed view): pass a contiguous "
-            "copy (.copy())");
+            "kernel 'saxpy': argument 2 is not a C-contiguous array (a strided or transposed view, or a result laid out "
+            "as its transposed input): pass a contiguous copy (.copy())");
 }
 
 //===----------------------------------------------------------------------===//
