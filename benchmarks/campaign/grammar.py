@@ -145,12 +145,11 @@ class Input:
             return view
         # Rows start 2 * row bytes apart: their offsets modulo a sector repeat
         # every `period` rows.
+        def sectors(rows):  # the sectors of the first `rows` rows
+            return sum((2 * i * row + row - 1) // SECTOR - (2 * i * row) // SECTOR + 1 for i in range(rows))
         period = SECTOR // math.gcd(2 * row, SECTOR)
-        per_period = sum((2 * i * row + row - 1) // SECTOR - (2 * i * row) // SECTOR + 1 for i in range(period))
         full, rest = divmod(s[0], period)
-        sectors = full * per_period + sum((2 * i * row + row - 1) // SECTOR - (2 * i * row) // SECTOR + 1
-                                          for i in range(rest))
-        return min(sectors * SECTOR, 2 * view)
+        return min((full * sectors(period) + sectors(rest)) * SECTOR, 2 * view)
 
 
 @dataclass
@@ -180,10 +179,15 @@ class Program:
         """Bytes the program must move: every input read once at its own
         size (a view: its elements), the output written once; the
         destination of an update read and written (of an assign, written)."""
-        total = sum(inp.nbytes(self.dims) for inp in self.inputs if inp.role != "dest")
+        return self._traffic(Input.nbytes)
+
+    def _traffic(self, measure):
+        """Every input read once and the output written once, each input
+        (and an update's destination) counted by `measure(input, dims)`."""
+        total = sum(measure(inp, self.dims) for inp in self.inputs if inp.role != "dest")
         if self.write:
             dest = self.write["dest"]
-            total += dest.nbytes(self.dims) * (1 if self.write["op"] == "assign" else 2)
+            total += measure(dest, self.dims) * (1 if self.write["op"] == "assign" else 2)
         else:
             total += int(np.prod(self.out_shape(), dtype=np.int64)) * ITEMSIZE[self.dtype]
         return int(total)
@@ -196,37 +200,30 @@ class Program:
         mean(x) over a whole 200 MB array: two passes over x, whatever the
         compiler does). The generator sizes programs by nbytes(), so a seed's
         programs do not depend on this."""
-        total = sum(inp.sector_bytes(self.dims) for inp in self.inputs if inp.role != "dest")
-        if self.write:
-            dest = self.write["dest"]
-            total += dest.sector_bytes(self.dims) * (1 if self.write["op"] == "assign" else 2)
-        else:
-            total += int(np.prod(self.out_shape(), dtype=np.int64)) * ITEMSIZE[self.dtype]
-        return int(total + sum(inp.sector_bytes(self.dims) for inp in self._read_twice()))
+        return self._traffic(Input.sector_bytes) + sum(inp.sector_bytes(self.dims) for inp in self._read_twice())
 
     def _read_twice(self):
         """Inputs read under a reduction whose groups exceed ON_CHIP_GROUP and
         also outside every reduction."""
-        def walk(node, under):
-            """(input name, inside a large reduction) for every read."""
+        def walk(node):
+            """(input name, where) for every read: None outside every
+            reduction, else "large" or "small" (the outermost one's groups)."""
             if isinstance(node, Ref):
-                yield from walk(node.value, under)
-                return
-            if isinstance(node, Arg):
-                yield node.inp.name, under
-                return
-            if isinstance(node, Reduce):
+                yield from walk(node.value)
+            elif isinstance(node, Arg):
+                yield node.inp.name, None
+            elif isinstance(node, Reduce):
                 x = node.kids[0]
                 group = int(np.prod([1 if x.pat[a] is None else self.dims[x.pat[a]] for a in node.reduced],
                                     dtype=np.int64)) * ITEMSIZE[x.dtype]
-                for name, _ in walk(x, True):
+                for name, _ in walk(x):
                     yield name, "large" if group > ON_CHIP_GROUP else "small"
-                return
-            for k in node.kids:
-                yield from walk(k, under)
-        reads = list(walk(self.result, False))
+            else:
+                for k in node.kids:
+                    yield from walk(k)
+        reads = list(walk(self.result))
         large = {n for n, u in reads if u == "large"}
-        outside = {n for n, u in reads if u is False}
+        outside = {n for n, u in reads if u is None}
         return [inp for inp in self.inputs if inp.name in large & outside and inp.role != "dest"]
 
     def single(self):

@@ -126,6 +126,18 @@ public:
     b.setInsertionPointToStart(&entry);
     Location loc = k.func.getLoc();
     bindParams(b, loc, entry.getArguments().take_front(type.getNumInputs()));
+    if (!workgroup.empty()) {
+      func->setAttr(func.getKnownBlockSizeAttrName(),
+                    b.getDenseI32ArrayAttr({int32_t(kStageThreads), 1, 1}));
+      buildGpuStaged2(b, loc, func.getWorkgroupAttributions());
+      gpu::ReturnOp::create(b, loc);
+      return;
+    }
+    if (rank == kLines) { // its own thread and warp indices
+      buildGpuLines2(b, loc);
+      gpu::ReturnOp::create(b, loc);
+      return;
+    }
     Value tid = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(
@@ -135,16 +147,7 @@ public:
     Value stride = arith::MulIOp::create(
         b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
         gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
-    if (!workgroup.empty()) {
-      func->setAttr(func.getKnownBlockSizeAttrName(),
-                    b.getDenseI32ArrayAttr({int32_t(kStageThreads), 1, 1}));
-      buildGpuStaged2(b, loc, func.getWorkgroupAttributions());
-      gpu::ReturnOp::create(b, loc);
-      return;
-    }
-    if (rank == kLines)
-      buildGpuLines2(b, loc);
-    else if (rank == 0)
+    if (rank == 0)
       buildGpuContig(b, loc, tid, stride);
     else if (rank == kRows)
       buildGpuRows(b, loc, tid, stride);

@@ -29,6 +29,23 @@ constexpr std::int64_t gpu_block = 256;
 /// GPU columns of at most this many rows take the general layout, a thread
 /// a column (see launch_reduction).
 constexpr std::int64_t short_columns = 64;
+
+/// The narrowing n (0-5, reduction_lanes_shift) of 32 lanes to 32 >> n:
+/// halved while half as many lanes, `per_lane` items each, still cover
+/// `items`.
+int lane_narrowing(std::int64_t items, std::int64_t per_lane) {
+  int n = 0;
+  while (n < 5 && (std::int64_t{32} >> (n + 1)) * per_lane >= items)
+    ++n;
+  return n;
+}
+
+/// Blocks (of gpu_block threads) for `nk` kept elements of 32 >> narrowing
+/// lanes each.
+std::int64_t narrowed_units(std::int64_t nk, int narrowing) {
+  const std::int64_t groups = gpu_block >> (5 - narrowing); // kept elements a block
+  return (nk + groups - 1) / groups;
+}
 /// Reduced elements one block of a split row takes (bounds each thread's
 /// sequential run: 64 per lane of its 4-wide vectors).
 constexpr std::int64_t gpu_chunk = 65536;
@@ -743,7 +760,7 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
 
   // The schedule: whole kept elements per block, or a split reduced extent.
   bool warp = false;
-  int narrowing = 0; // `_rrowsw` and `_rcols`: 32 >> narrowing lanes (reduction_lanes_shift)
+  int narrowing = 0; // `_rrowsw`, `_rcols`, general: 32 >> narrowing lanes (reduction_lanes_shift)
   std::int64_t split = 1;
   std::pair<unsigned, unsigned> cluster{0, 0}; // `_rrowsc`: blocks per row, shared bytes
   int gpu = -1;
@@ -753,8 +770,7 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
   // of columns, narrower where the kept rows are (an inner dimension of 7).
   const std::int64_t v = std::max<int>(k.vector_width, 1);
   if (c.lay == layout::cols && !dev.is_host())
-    while (narrowing < 5 && (std::int64_t{32} >> (narrowing + 1)) * v >= c.inner)
-      ++narrowing;
+    narrowing = lane_narrowing(c.inner, v);
   const std::int64_t tile = dev.is_host() ? host_tile : (std::int64_t{32} >> narrowing) * v;
   const std::int64_t tiles = c.lay == layout::cols ? c.outer * ((c.inner + tile - 1) / tile) : 0;
   if (!dev.is_host()) {
@@ -774,11 +790,8 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
       if (warp) {
         // Lanes per kept element: about four items (vectors where the rows
         // are aligned for them, else elements) a lane, at most a warp.
-        const std::int64_t items = vectors_aligned(c) ? c.nr / std::max<int>(k.vector_width, 1) : c.nr;
-        while (narrowing < 5 && (std::int64_t{32} >> (narrowing + 1)) * 4 >= items)
-          ++narrowing;
-        const std::int64_t groups = gpu_block >> (5 - narrowing); // kept elements a block
-        units = (c.nk + groups - 1) / groups;
+        narrowing = lane_narrowing(vectors_aligned(c) ? c.nr / v : c.nr, 4);
+        units = narrowed_units(c.nk, narrowing);
       } else {
         units = c.nk;
       }
@@ -808,12 +821,8 @@ bool launch_reduction(const reduction_kernel &k, std::span<const array_base *con
           const std::int64_t keptStep = std::abs(c.kd.strides[j].back()), reducedStep = std::abs(c.rd.strides[j].back());
           columns = reducedStep == 0 || (keptStep > 0 && keptStep < reducedStep); // (broadcast: either way)
         }
-        if (columns)
-          narrowing = 5;
-        while (narrowing < 5 && (std::int64_t{32} >> (narrowing + 1)) * 4 >= c.nr)
-          ++narrowing;
-        const std::int64_t groups = gpu_block >> (5 - narrowing);
-        units = (c.nk + groups - 1) / groups;
+        narrowing = columns ? 5 : lane_narrowing(c.nr, 4);
+        units = narrowed_units(c.nk, narrowing);
       }
     }
   } else {
