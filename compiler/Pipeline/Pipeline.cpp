@@ -56,6 +56,7 @@ LogicalResult fuse(ModuleOp module) {
   registerPasses();
   PassManager pm(module.getContext());
   pm.addPass(createFuseKernelsPass());
+  pm.addPass(createOnlineLogSumExpPass());
   pm.addPass(createVerifyFusedKernelsPass());
   return pm.run(module);
 }
@@ -124,6 +125,7 @@ FailureOr<frontend::ReductionDescriptor> reductionDescriptor(ModuleOp fusedModul
       continue;
     switch (CombineOp(s.combine).getKind()) {
     case CombinerKind::Max:
+    case CombinerKind::LogSumExp: // a max, and the sum that reads it
       d.emptyError = "zero-size array to reduction operation maximum which has no identity";
       break;
     case CombinerKind::Min:

@@ -1291,6 +1291,7 @@ std::unique_ptr<Pass> createGenerateVariantsPass() {
 void registerKilnPasses() {
   PassRegistration<GenerateVariantsPass>();
   registerPass([] { return createFuseKernelsPass(); });
+  registerPass([] { return createOnlineLogSumExpPass(); });
   registerPass([] { return createVerifyFusedKernelsPass(); });
   registerPass([] { return createExpandCombinePass(); });
   registerPass([] { return createRawKernelsToGPUPass(); });

@@ -35,6 +35,12 @@ inline constexpr llvm::StringLiteral kProgrammaticLaunchAttr = "kiln.programmati
 /// (producers with several uses included) and canonicalizes.
 std::unique_ptr<mlir::Pass> createFuseKernelsPass();
 
+/// `kiln-online-logsumexp`: in each kiln.reduction_kernel function, fuses a
+/// max stage and the sum of exp(v - max) that reads it (softmax, log-softmax,
+/// logsumexp) into one stage of the online `logsumexp` combiner: one pass
+/// over the data instead of two.
+std::unique_ptr<mlir::Pass> createOnlineLogSumExpPass();
+
 /// `kiln-verify-fused-kernels`: checks that every kiln.kernel function is in
 /// the fused form (exactly one rank-1 elementwise linalg.generic reading
 /// function arguments); reports an error otherwise.

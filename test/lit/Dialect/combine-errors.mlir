@@ -30,3 +30,11 @@ func.func @all_of_floats(%a: f32, %x: f32) -> f32 {
   %s = kiln.combine <all> (%a), (%x) : (f32), (f32)
   return %s : f32
 }
+
+// -----
+
+func.func @logsumexp_of_ints(%m: i32, %s: i32, %x: i32) -> i32 {
+  // expected-error @+1 {{'logsumexp' does not reduce values of type 'i32'}}
+  %a, %b = kiln.combine <logsumexp> (%m, %s), (%x) : (i32, i32), (i32)
+  return %a : i32
+}

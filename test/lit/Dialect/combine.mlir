@@ -39,3 +39,23 @@ func.func @kinds(%a: f32, %x: f32, %va: f64, %ia: i64, %v: f64, %i: i64, %m: f32
 // EXPAND: arith.select {{.*}} : complex<f32>
 // all: and.
 // EXPAND: arith.andi %arg11, %arg12 : i1
+
+// logsumexp: the running max and the sum rescaled by one exp, exp(-|x - m|):
+// the old sum's scale when x is above m, else x's own term; an infinite x
+// adds NaN (exp(inf - inf)), a -inf x adds 0 below a larger m.
+// ROUND-LABEL: func.func @online
+// ROUND: kiln.combine <logsumexp>(%{{.*}}, %{{.*}}), (%{{.*}}) : (f64, f64), (f64)
+// EXPAND-LABEL: func.func @online
+// EXPAND-NOT: kiln.combine
+// EXPAND-DAG: %[[TOP:.*]] = arith.maximumf %arg0, %arg2 : f64
+// EXPAND-DAG: %[[ABOVE:.*]] = arith.cmpf ogt, %arg2, %arg0 : f64
+// EXPAND-DAG: %[[D:.*]] = arith.subf %arg2, %arg0 : f64
+// EXPAND: math.absf %[[D]]
+// EXPAND: math.exp
+// EXPAND-NOT: math.exp
+// EXPAND: arith.select %[[ABOVE]]
+// EXPAND: return %[[TOP]]
+func.func @online(%m: f64, %s: f64, %x: f64) -> (f64, f64) {
+  %m2, %s2 = kiln.combine <logsumexp> (%m, %s), (%x) : (f64, f64), (f64)
+  return %m2, %s2 : f64, f64
+}

@@ -4,7 +4,9 @@
 // table). NaN rules follow NumPy: max/min propagate NaN, argmax/argmin keep
 // the first NaN; complex values order lexicographically. welford merges
 // (mean, m2, count) states with Chan et al.'s update, which is Welford's
-// update when one side is a single element.
+// update when one side is a single element. logsumexp keeps (max, sum of
+// exp(x - max)) and rescales on merge, with NumPy's NaN and infinity
+// results of the two-pass form it replaces.
 //
 //===----------------------------------------------------------------------===//
 #include "Dialect/Kiln/IR/Combiner.h"
@@ -12,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -179,6 +182,32 @@ Value toFloat(OpBuilder &b, Location loc, Value count, Type floatType) {
   return arith::SIToFPOp::create(b, loc, floatType, count);
 }
 
+Value equalTo(OpBuilder &b, Location loc, Value x, double c) {
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, floatConstant(b, loc, x.getType(), c));
+}
+
+/// logsumexp: the scaled sum that `s` (with maximum `m`) adds to a state
+/// whose maximum is `top`: s itself at the same maximum, 0 from a side of
+/// -inf elements only (exp(-inf - top) = 0), else s * exp(m - top).
+Value rescaled(OpBuilder &b, Location loc, Value m, Value s, Value top) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Value scaled = arith::MulFOp::create(b, loc, s, math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, m, top)));
+  Value lowest = arith::SelectOp::create(b, loc, equalTo(b, loc, m, -inf), zeroOf(b, loc, s.getType()), scaled);
+  Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, top);
+  return arith::SelectOp::create(b, loc, same, s, lowest);
+}
+
+/// logsumexp: the scaled sum of one element x: 1, or NaN for an infinite x
+/// (exp(inf - inf) is NaN; a -inf element's NaN is dropped by `rescaled`
+/// once a larger element comes).
+Value liftedSum(OpBuilder &b, Location loc, Value x) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Value absX = math::AbsFOp::create(b, loc, x);
+  return arith::SelectOp::create(b, loc, equalTo(b, loc, absX, inf),
+                                 floatConstant(b, loc, x.getType(), std::numeric_limits<double>::quiet_NaN()),
+                                 oneOf(b, loc, x.getType()));
+}
+
 } // namespace
 
 Combiner Combiner::of(CombineOp op) {
@@ -229,6 +258,10 @@ FailureOr<SmallVector<Type>> combinerStateTypes(const Combiner &c, TypeRange val
     if (isComplex || !c.function || !c.identity || c.identity.getType() != e)
       return failure();
     return SmallVector<Type>{t};
+  case CombinerKind::LogSumExp:
+    if (!isFloat)
+      return failure();
+    return SmallVector<Type>{t, t};
   }
   return failure();
 }
@@ -256,11 +289,15 @@ SmallVector<Value> buildCombinerIdentity(OpBuilder &b, Location loc, const Combi
     return {zeroOf(b, loc, t), zeroOf(b, loc, t), zeroOf(b, loc, stateTypes[2])};
   case CombinerKind::Custom:
     return {splat(b, loc, t, c.identity)};
+  case CombinerKind::LogSumExp:
+    return {extreme(b, loc, t, /*highest=*/false), zeroOf(b, loc, t)};
   }
   return {};
 }
 
 SmallVector<Value> buildCombinerLift(OpBuilder &b, Location loc, const Combiner &c, ValueRange values) {
+  if (c.kind == CombinerKind::LogSumExp)
+    return {values.front(), liftedSum(b, loc, values.front())};
   if (c.kind != CombinerKind::Welford)
     return SmallVector<Value>(values);
   Value x = values.front();
@@ -319,6 +356,10 @@ SmallVector<Value> buildCombinerMerge(OpBuilder &b, Location loc, const Combiner
   }
   case CombinerKind::Custom:
     return {customMerge(b, loc, c.function, x, y)};
+  case CombinerKind::LogSumExp: {
+    Value top = arith::MaximumFOp::create(b, loc, x, y);
+    return {top, arith::AddFOp::create(b, loc, rescaled(b, loc, x, a[1], top), rescaled(b, loc, y, s[1], top))};
+  }
   }
   return {};
 }
@@ -344,6 +385,27 @@ SmallVector<Value> buildCombinerUpdate(OpBuilder &b, Location loc, const Combine
       wins = arith::AndIOp::create(b, loc, notNanA, arith::OrIOp::create(b, loc, isNaN(b, loc, x), wins));
     }
     return {arith::SelectOp::create(b, loc, wins, x, va), arith::SelectOp::create(b, loc, wins, i, ia)};
+  }
+  if (kind == CombinerKind::LogSumExp) {
+    // merge(acc, lift(x)) with one exp, not two: exp(-|x - m|) is the
+    // scale of the old sum when x is the new maximum, else x's own term.
+    const double inf = std::numeric_limits<double>::infinity();
+    Value m = acc[0], s = acc[1], x = values[0];
+    Value zero = zeroOf(b, loc, x.getType());
+    Value top = arith::MaximumFOp::create(b, loc, m, x);
+    Value greater = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, m);
+    Value d = arith::SubFOp::create(b, loc, x, m);
+    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, d)));
+    Value sx = liftedSum(b, loc, x);
+    // x above m: the old sum scaled (nothing from -inf elements), plus x's.
+    Value oldScaled = arith::SelectOp::create(b, loc, equalTo(b, loc, m, -inf), zero, arith::MulFOp::create(b, loc, s, e));
+    Value above = arith::AddFOp::create(b, loc, oldScaled, sx);
+    // Else: x's term at the maximum m (its own at a tie, 0 for a -inf x).
+    Value term = arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, top), sx,
+        arith::SelectOp::create(b, loc, equalTo(b, loc, x, -inf), zero, arith::MulFOp::create(b, loc, sx, e)));
+    Value below = arith::AddFOp::create(b, loc, s, term);
+    return {top, arith::SelectOp::create(b, loc, greater, above, below)};
   }
   SmallVector<Value> lifted = buildCombinerLift(b, loc, c, values);
   return buildCombinerMerge(b, loc, c, acc, lifted);

@@ -8,6 +8,9 @@
 #include "Dialect/Kiln/IR/KilnDialect.h"
 #include "Dialect/Kiln/IR/Combiner.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -25,6 +28,9 @@ using namespace mlir;
 namespace kiln {
 
 void KilnDialect::initialize() {
+  // Expanding a kiln.combine (Combiner.h) builds arith, complex and math ops
+  // (logsumexp's exp), wherever it runs.
+  getContext()->loadDialect<arith::ArithDialect, complex::ComplexDialect, math::MathDialect>();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "Dialect/Kiln/IR/KilnAttrs.cpp.inc"

@@ -17,12 +17,14 @@ def Kiln_CombinerArgMax : I32EnumAttrCase<"ArgMax", 6, "argmax">;
 def Kiln_CombinerArgMin : I32EnumAttrCase<"ArgMin", 7, "argmin">;
 def Kiln_CombinerWelford : I32EnumAttrCase<"Welford", 8, "welford">;
 def Kiln_CombinerCustom : I32EnumAttrCase<"Custom", 9, "custom">;
+def Kiln_CombinerLogSumExp : I32EnumAttrCase<"LogSumExp", 10, "logsumexp">;
 
 def Kiln_CombinerKind : I32EnumAttr<"CombinerKind",
     "the associative operation of a reduction",
     [Kiln_CombinerSum, Kiln_CombinerProd, Kiln_CombinerMax, Kiln_CombinerMin,
      Kiln_CombinerAll, Kiln_CombinerAny, Kiln_CombinerArgMax,
-     Kiln_CombinerArgMin, Kiln_CombinerWelford, Kiln_CombinerCustom]> {
+     Kiln_CombinerArgMin, Kiln_CombinerWelford, Kiln_CombinerCustom,
+     Kiln_CombinerLogSumExp]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::kiln";
 }
@@ -51,6 +53,7 @@ def Kiln_CombineOp : Kiln_Op<"combine", [Pure, AttrSizedOperandSegments,
     | argmax, argmin | x: T, index: i64 | (T, i64) | (lowest/highest, INT64_MAX) |
     | welford | x: F (float) | (mean: F, m2: F, count: i64) | (0, 0, 0) |
     | custom | x: T (bool, int, float) | T | `identity` |
+    | logsumexp | x: F (float) | (max: F, scaled sum: F) | (-inf, 0) |
 
     Integers compare as signed (the frontend widens unsigned and bool values
     first). max/min propagate NaN; complex values order lexicographically
@@ -60,6 +63,13 @@ def Kiln_CombineOp : Kiln_Op<"combine", [Pure, AttrSizedOperandSegments,
     custom (kiln::reduce) merges two states with `combiner`, a function
     `(T, T) -> T` the user declared associative and commutative (the
     element function of a lambda), starting from the constant `identity`.
+    logsumexp is the online form of `m = max(x)` and `s = sum(exp(x - m))`
+    in one pass (kiln-online-logsumexp makes it from such a pair): the state
+    (m, s) holds the largest element so far and the sum of exp(x - m) over
+    the elements so far; merging rescales the side with the smaller maximum
+    by exp(its m - the new m). Its results are NumPy's max and sum of the
+    pair, NaN and infinities included (an infinite element makes s NaN, as
+    exp(inf - inf) does; a -inf element adds 0 unless every element is -inf).
 
     ```mlir
     %s = kiln.combine <sum> (%acc), (%x) : (f32), (f32)
