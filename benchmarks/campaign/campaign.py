@@ -13,13 +13,14 @@ against NumPy's on the same inputs (a fast wrong program is not a pass).
   campaign.py generate --seed 1 --count 200 --scale gpu --out DIR
   campaign.py build    --dir DIR --kilnc build/bin/kilnc [--cuda-arch sm_90 | --cuda-host-only] [--jobs 2]
   campaign.py expect   --dir DIR [--jobs 2]      # NumPy's answers, for a run where NumPy is slow or absent
-  campaign.py run      --dir DIR [--numpy] [--only 3,17] [--out summary.json]
+  campaign.py run      --dir DIR [--numpy | --peer cupy] [--only 3,17] [--out summary.json]
   campaign.py report   --dir DIR [--summary summary.json] [--markdown]
   campaign.py smoke    --kilnc build/bin/kilnc   # CI: a few tiny programs run and checked, not timed
 
 `run` runs DIR/campaign on the device KILN_DEVICE names. On a GPU each
 program's figure is its fraction of the roofline (its bytes over the device
-copy bandwidth the same run measured, over its time); on the host (`--numpy`)
+copy bandwidth the same run measured, over its time), and with `--peer cupy`
+CuPy's on the same program beside it (peer.py); on the host (`--numpy`)
 Kiln's time over NumPy's for the same program. docs/testing.md ("Performance
 campaign") says how to run it on the device machine.
 
@@ -51,6 +52,7 @@ import check  # noqa: E402
 import emit  # noqa: E402
 import grammar  # noqa: E402
 import oracle  # noqa: E402
+import peer  # noqa: E402
 import report  # noqa: E402
 import typecheck  # noqa: E402
 
@@ -211,6 +213,15 @@ def cmd_run(args):
             log("  numpy %d/%d: program %d: %.2f ms" % (n, len(ids), pid, numpy_times[pid][0]))
         with open(path, "w") as f:
             json.dump(cached, f)
+    peer_times = {}
+    if args.peer:
+        # CuPy after Kiln, on the same GPU and the same inputs.
+        for n, pid in enumerate(ids, 1):
+            try:
+                peer_times[pid] = peer.measure(source, metas[pid], args.peer_reps)
+                log("  cupy %d/%d: program %d: %.3f ms" % (n, len(ids), pid, peer_times[pid][0]))
+            except Exception as e:  # a function CuPy lacks, or its out-of-memory
+                log("  cupy %d/%d: program %d: not run (%s: %s)" % (n, len(ids), pid, type(e).__name__, e))
     expected = expectations(args.dir, ids, args.jobs) if not args.no_check else {}
     copy_gbps = max((c["gbps"] for c in run["copies"]), default=None)
     results = {}
@@ -226,6 +237,10 @@ def cmd_run(args):
                 r["roofline_bytes"] = m.get("roofline_bytes", m["bytes"])
                 r["roofline_ms"] = r["roofline_bytes"] / (copy_gbps * 1e9) * 1e3
                 r["roofline"] = r["roofline_ms"] / rec["ms"]
+            if pid in peer_times:
+                r["cupy_ms"], r["cupy_times"] = peer_times[pid]
+                if "roofline_ms" in r and r["cupy_ms"] > 0:
+                    r["cupy_roofline"] = r["roofline_ms"] / r["cupy_ms"]
             if pid in numpy_times:
                 r["numpy_ms"], r["numpy_times"] = numpy_times[pid]
                 r["vs_numpy"] = rec["ms"] / r["numpy_ms"] if r["numpy_ms"] > 0 else None
@@ -324,6 +339,8 @@ def main():
     r.add_argument("--exe", "--kiln-exe", dest="exe", help="the binary (default DIR/campaign)")
     r.add_argument("--numpy", action="store_true", help="time NumPy on the same programs (host campaigns)")
     r.add_argument("--numpy-reps", type=int, default=3)
+    r.add_argument("--peer", choices=["cupy"], help="time CuPy on the same programs (GPU campaigns)")
+    r.add_argument("--peer-reps", type=int, default=10)
     r.add_argument("--only", help="program ids, comma-separated")
     r.add_argument("--reps", type=int)
     r.add_argument("--warmup", type=int)

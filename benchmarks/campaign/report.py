@@ -65,11 +65,32 @@ def fmt(d, keys=("n", "min", "p10", "median", "p90", "max")):
     return "  ".join("%s %s" % (k, d[k] if k == "n" else "%.3f" % d[k]) for k in keys if k in d)
 
 
+def peer_lines(batch, results):
+    """CuPy beside Kiln (`run --peer cupy`): its fraction of the roofline,
+    the time ratio, and the programs where Kiln is slower."""
+    both = {pid: r for pid, r in results.items() if r.get("cupy_ms") and r.get("ms")}
+    if not both:
+        return []
+    ratio = {pid: r["ms"] / r["cupy_ms"] for pid, r in both.items()}
+    slower = sorted((pid for pid in ratio if ratio[pid] > 1.0), key=lambda pid: -ratio[pid])
+    out = ["", "CuPy on the same programs (%d ran):" % len(both),
+           "  CuPy's fraction of the roofline: %s" % fmt(percentiles([r["cupy_roofline"] for r in both.values()])),
+           "  Kiln time / CuPy time: %s" % fmt(percentiles(list(ratio.values()))),
+           "  Kiln slower than CuPy: %d%s" % (len(slower), (": " + ", ".join(
+               "%d (%.2fx)" % (pid, ratio[pid]) for pid in slower)) if slower else "")]
+    below = [pid for pid, r in both.items() if r.get("roofline", 1) < 0.60]
+    if below:
+        peer_low = sum(1 for pid in below if both[pid]["cupy_roofline"] < 0.60)
+        out.append("  of the %d programs below 0.60, CuPy is below 0.60 too on %d" % (len(below), peer_low))
+    return out
+
+
 def describe_program(m, r, mode):
     lines = []
     if mode == "gpu":
-        lines.append("program %d: %.3f of roofline (%.4f ms, roofline %.4f ms, %.1f MiB) %s: %s [%s]" % (
+        lines.append("program %d: %.3f of roofline (%.4f ms, roofline %.4f ms, %.1f MiB%s) %s: %s [%s]" % (
             m["id"], r["roofline"], r["ms"], r["roofline_ms"], r.get("roofline_bytes", m["bytes"]) / 2 ** 20,
+            "; CuPy %.4f ms, %.3f" % (r["cupy_ms"], r["cupy_roofline"]) if r.get("cupy_roofline") else "",
             m["kind"], m["label"], m["form"]))
     else:
         lines.append("program %d: %.3f x NumPy (Kiln %.2f ms, NumPy %.2f ms; %.3f of the host copy roofline, %.1f MiB)"
@@ -111,6 +132,7 @@ def text(batch, results, run, mode, n_worst=10):
     if above:
         out.append("faster than a copy of their bytes (cache reuse, or bytes the compiler found it need not "
                    "read): programs %s" % ", ".join(str(pid) for pid in above))
+    out += peer_lines(batch, results)
     out.append("")
     out.append("by kind:")
     for k, v in breakdown(batch, results, mode, "kind").items():
@@ -151,6 +173,7 @@ def summary(batch, results, run, mode):
     return {"seed": batch["seed"], "scale": batch["scale"], "mode": mode, "device": run.get("device"),
             "copies": run.get("copies", []), "distribution": percentiles(list(figures(results, mode).values())),
             "goals": goals(results, mode), "by_kind": breakdown(batch, results, mode, "kind"),
+            "cupy": percentiles([r["cupy_roofline"] for r in results.values() if r.get("cupy_roofline")]),
             "worst": worst(results, mode), "refused": {m["id"]: m["refused"] for m in batch["programs"]
                                                        if m.get("refused")},
             "programs": {str(pid): r for pid, r in sorted(results.items())}}
