@@ -258,7 +258,10 @@ private:
       });
       return {end, SmallVector<Value>(loop.getResults())};
     };
-    bool welford = llvm::any_of(init.slots, [](const Slot &s) { return s.kind == CombinerKind::Welford; });
+    // (logsumexp too: a batch's maximum first, then one exp a row.)
+    bool welford = llvm::any_of(init.slots, [](const Slot &s) {
+      return s.kind == CombinerKind::Welford || s.kind == CombinerKind::LogSumExp;
+    });
     SmallVector<Value> results;
     if (width_ == 1) { // one-lane tiles (complex operands) have no vector path
       results = SmallVector<Value>(rowsLoop(false, first, inits).getResults());

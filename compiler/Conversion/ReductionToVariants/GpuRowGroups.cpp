@@ -511,14 +511,18 @@ private:
     cache_ = std::move(c);
   }
 
-  /// The full inputs read by more than one level: the ones a cached row
-  /// keeps in registers (an input read once is loaded where it is read).
+  /// The full inputs read more than once: by several levels, or by a
+  /// logsumexp stage (foldLevel's two passes). A cached row keeps them in
+  /// registers (an input read once is loaded where it is read).
   std::uint64_t rereadInputs() const {
     std::uint64_t seen = 0, again = 0;
     for (unsigned l = 0; l < p_.numLevels; ++l) {
       std::uint64_t m = 0;
-      for (unsigned st : p_.stagesAt(l))
+      for (unsigned st : p_.stagesAt(l)) {
         m |= p_.stages[st].fullInputs;
+        if (CombineOp(p_.stages[st].combine).getKind() == CombinerKind::LogSumExp)
+          again |= p_.stages[st].fullInputs;
+      }
       again |= seen & m;
       seen |= m;
     }
@@ -542,7 +546,7 @@ private:
   /// moments (layer norm) the registers grew to 80 and 128 and the kernels
   /// slowed, 0.643 -> 0.688 and 0.681 -> 0.897 ms: not cached.
   bool cachesRows() const {
-    if (group_ != kBlock || layout_ != Layout::Rows || width_ < 2 || p_.numLevels < 2 || !p_.keptOutput)
+    if (group_ != kBlock || layout_ != Layout::Rows || width_ < 2 || !p_.keptOutput)
       return false;
     if (llvm::any_of(p_.fullTypes, [](Type t) { return isa<ComplexType>(t); }))
       return false;
@@ -585,18 +589,24 @@ private:
     Value zero = cidx(b, loc, 0), nr = space_->reducedExtent();
     for (unsigned l = 0; l < p_.numLevels; ++l) {
       auto accumulateRow = [&](const LevelStates &init) { return accumulate(b, loc, zero, nr, init, env); };
-      bool moments = llvm::any_of(p_.stagesAt(l), [&](unsigned s) {
-        return CombineOp(p_.stages[s].combine).getKind() == CombinerKind::Welford;
-      });
+      auto has = [&](CombinerKind kind) {
+        return llvm::any_of(p_.stagesAt(l), [&](unsigned s) { return CombineOp(p_.stages[s].combine).getKind() == kind; });
+      };
+      // A logsumexp stage (softmax's max and sum) takes foldLevel's two
+      // passes below, the max then exp(v - max), as the two-level program
+      // did: the online update costs more arithmetic an element, and a
+      // short-row branch to it more registers (softmax of 64k x 4k float32
+      // on an H200: 0.711 ms with the branch, two passes as before 0.64).
+      bool moments = has(CombinerKind::Welford), online = has(CombinerKind::LogSumExp);
       auto onePass = [&](PointEnv &e) {
         LevelStates st = accumulateRow(LevelStates::identity(b, loc, p_, p_.stagesAt(l)));
         bindResults(groupReduce(b, loc, st, l), e);
       };
-      if (group_ == kBlock && !moments) {
+      if (group_ == kBlock && !moments && !online) {
         onePass(env);
         continue;
       }
-      if (group_ == kBlock) {
+      if (group_ == kBlock && moments) {
         // Moments of a block's row: two exact passes while the row stays in
         // L1 (up to kTwoPassRow elements: layer norm of 4096 columns ran at
         // 0.97 of the device copy, against 0.64 in one pass), one pass with
@@ -629,7 +639,8 @@ private:
           env.kept[r] = v;
         continue;
       }
-      // A warp's rows are short: two exact passes, the second from L1.
+      // A warp's rows are short, and a block's logsumexp stages take two
+      // passes: the second from L1 (or L2 for long rows).
       foldLevel(b, loc, p_, l, nr, env, accumulateRow,
                 [&](const LevelStates &s, unsigned pass) { return groupReduce(b, loc, s, l, 1 + pass); });
     }

@@ -5,6 +5,7 @@
 #include "Dialect/Kiln/IR/Combiner.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -316,14 +317,23 @@ LevelStates LevelStates::mergeTree(OpBuilder &b, Location loc, ArrayRef<LevelSta
   return level.front();
 }
 
+/// Whether foldLevel folds stage `s` in two passes: welford (the sum, then
+/// the squared deviations) and logsumexp (the max, then exp(v - max)).
+static bool twoPasses(const ReductionProgram &p, unsigned s) {
+  CombinerKind kind = CombineOp(p.stages[s].combine).getKind();
+  return kind == CombinerKind::Welford || kind == CombinerKind::LogSumExp;
+}
+
 /// The slots of foldLevel's first pass: the stages' own, but a welford
-/// stage's is the sum of its values.
+/// stage's is the sum of its values and a logsumexp stage's their max.
 static SmallVector<Slot> firstPassSlots(const ReductionProgram &p, unsigned level) {
   SmallVector<Slot> first;
   for (unsigned s : p.stagesAt(level)) {
-    CombineOp combine = p.stages[s].combine;
-    if (combine.getKind() == CombinerKind::Welford)
+    CombinerKind kind = CombineOp(p.stages[s].combine).getKind();
+    if (kind == CombinerKind::Welford)
       first.push_back(Slot{s, CombinerKind::Sum, {p.stages[s].stateTypes[0]}, nullptr});
+    else if (kind == CombinerKind::LogSumExp)
+      first.push_back(Slot{s, CombinerKind::Max, {p.stages[s].stateTypes[0]}, nullptr});
     else
       first.push_back(ownSlot(p, s));
   }
@@ -341,8 +351,7 @@ SmallVector<SmallVector<Type>> foldPassTypes(const ReductionProgram &p, unsigned
   SmallVector<SmallVector<Type>> passes(1);
   for (const Slot &s : firstPassSlots(p, level)) {
     passes[0].append(s.types.begin(), s.types.end());
-    CombineOp combine = p.stages[s.stage].combine;
-    if (combine.getKind() == CombinerKind::Welford) {
+    if (twoPasses(p, s.stage)) {
       if (passes.size() == 1)
         passes.emplace_back();
       passes[1].push_back(s.types[0]);
@@ -382,11 +391,12 @@ LevelStates LevelStates::updateSeveral(OpBuilder &b, Location loc, ProgramEvalua
       vals.push_back(slot.map ? slot.map(b, loc, v) : v);
     }
     SmallVector<Value> state(of(i).begin(), of(i).end());
-    if (slot.kind == CombinerKind::Welford && envs.size() > 1) {
+    if ((slot.kind == CombinerKind::Welford || slot.kind == CombinerKind::LogSumExp) && envs.size() > 1) {
       SmallVector<Value> xs;
       for (auto &v : vals)
         xs.push_back(v[0]);
-      state = buildCombinerMerge(b, loc, slot.kind, state, momentsOf(b, loc, xs));
+      state = slot.kind == CombinerKind::Welford ? buildCombinerMerge(b, loc, slot.kind, state, momentsOf(b, loc, xs))
+                                                 : buildLogSumExpBatch(b, loc, state, xs);
     } else {
       for (auto &v : vals)
         state = buildCombinerUpdate(b, loc, slot.kind, state, v);
@@ -410,18 +420,23 @@ std::vector<LevelStates> LevelStates::updateVector(OpBuilder &b, Location loc, P
       SmallVector<Value> vals = eval.stageValues(b, stage, envs[lane]);
       return slot.map ? slot.map(b, loc, vals) : vals;
     };
-    if (slot.kind != CombinerKind::Welford || lanes.size() == 1) {
+    const bool batch = slot.kind == CombinerKind::Welford || slot.kind == CombinerKind::LogSumExp;
+    if (!batch || lanes.size() == 1) {
       for (auto [l, lane] : llvm::enumerate(lanes)) {
         auto next = buildCombinerUpdate(b, loc, slot.kind, lane.of(i), valuesAt(l));
         out[l].values.append(next.begin(), next.end());
       }
       continue;
     }
-    // The vector's moments: mean and the sum of squared deviations.
+    // The vector's elements at once into the first lane's state: welford
+    // merges their moments (mean and the sum of squared deviations),
+    // logsumexp their maximum and exps (one exp an element, no selects).
     SmallVector<Value> xs;
     for (unsigned l = 0; l < lanes.size(); ++l)
       xs.push_back(valuesAt(l)[0]);
-    auto merged = buildCombinerMerge(b, loc, slot.kind, lanes[0].of(i), momentsOf(b, loc, xs));
+    auto merged = slot.kind == CombinerKind::Welford
+                      ? buildCombinerMerge(b, loc, slot.kind, lanes[0].of(i), momentsOf(b, loc, xs))
+                      : buildLogSumExpBatch(b, loc, lanes[0].of(i), xs);
     out[0].values.append(merged.begin(), merged.end());
     for (size_t l = 1; l < lanes.size(); ++l) {
       ValueRange keep = lanes[l].of(i);
@@ -510,21 +525,26 @@ scf::ForOp stridedLoop(OpBuilder &b, Location loc, Value start, Value end, Value
 void foldLevel(OpBuilder &b, Location loc, const ReductionProgram &p, unsigned level, Value count, PointEnv &env,
                const std::function<LevelStates(const LevelStates &)> &accumulate,
                const std::function<LevelStates(const LevelStates &, unsigned)> &reduce) {
-  SmallVector<unsigned> moments;
-  for (unsigned s : p.stagesAt(level))
-    if (CombineOp(p.stages[s].combine).getKind() == CombinerKind::Welford)
-      moments.push_back(s);
   LevelStates one = reduce(accumulate(LevelStates::identity(b, loc, p, firstPassSlots(p, level))), 0);
-  SmallVector<Value> means;
+  SmallVector<Value> means; // (welford: the mean; logsumexp: the max)
   SmallVector<Slot> second;
   for (auto [i, slot] : llvm::enumerate(one.slots)) {
     linalg::GenericOp op = p.stages[slot.stage].op;
-    if (slot.kind != CombinerKind::Sum || !llvm::is_contained(moments, slot.stage)) {
+    if (!twoPasses(p, slot.stage)) {
       for (auto [c, v] : llvm::enumerate(one.of(i)))
         env.kept[op.getResult(c)] = v;
       continue;
     }
     Type ft = slot.types[0];
+    if (slot.kind == CombinerKind::Max) { // logsumexp: the sum of exp(v - max)
+      Value top = one.of(i)[0];
+      means.push_back(top);
+      second.push_back(Slot{slot.stage, CombinerKind::Sum, {ft},
+                            [top](OpBuilder &b, Location loc, ValueRange v) -> SmallVector<Value> {
+                              return {math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, v[0], top))};
+                            }});
+      continue;
+    }
     Value n = arith::UIToFPOp::create(b, loc, ft, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), count));
     Value mean = arith::DivFOp::create(b, loc, one.of(i)[0], n);
     means.push_back(mean);
@@ -540,6 +560,10 @@ void foldLevel(OpBuilder &b, Location loc, const ReductionProgram &p, unsigned l
   for (auto [i, slot] : llvm::enumerate(two.slots)) {
     linalg::GenericOp op = p.stages[slot.stage].op;
     env.kept[op.getResult(0)] = means[i];
+    if (CombineOp(p.stages[slot.stage].combine).getKind() == CombinerKind::LogSumExp) {
+      env.kept[op.getResult(1)] = two.of(i)[0];
+      continue;
+    }
     env.kept[op.getResult(1)] = two.of(i)[0];
     env.kept[op.getResult(2)] = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), count);
   }

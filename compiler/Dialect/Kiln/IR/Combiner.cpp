@@ -411,4 +411,14 @@ SmallVector<Value> buildCombinerUpdate(OpBuilder &b, Location loc, const Combine
   return buildCombinerMerge(b, loc, c, acc, lifted);
 }
 
+SmallVector<Value> buildLogSumExpBatch(OpBuilder &b, Location loc, ValueRange acc, ArrayRef<Value> xs) {
+  Value top = acc[0];
+  for (Value x : xs)
+    top = arith::MaximumFOp::create(b, loc, top, x);
+  Value s = rescaled(b, loc, acc[0], acc[1], top);
+  for (Value x : xs)
+    s = arith::AddFOp::create(b, loc, s, math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, top)));
+  return {top, s};
+}
+
 } // namespace kiln

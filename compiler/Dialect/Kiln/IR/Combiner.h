@@ -57,4 +57,13 @@ llvm::SmallVector<mlir::Value> buildCombinerMerge(mlir::OpBuilder &b, mlir::Loca
 llvm::SmallVector<mlir::Value> buildCombinerUpdate(mlir::OpBuilder &b, mlir::Location loc, const Combiner &kind,
                                                    mlir::ValueRange acc, mlir::ValueRange values);
 
+/// logsumexp: merge(acc, lift(x_0), ..., lift(x_k-1)) of several elements
+/// at once, with one exp an element and one for the state: the elements'
+/// maximum joins the state's first, then each adds exp(x - m) at the new
+/// maximum m (which gives NumPy's NaN for infinite and all -inf groups by
+/// itself). Cheaper than k one-element updates, which need selects for
+/// those cases.
+llvm::SmallVector<mlir::Value> buildLogSumExpBatch(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange acc,
+                                                   mlir::ArrayRef<mlir::Value> xs);
+
 } // namespace kiln
