@@ -69,13 +69,14 @@ def cpp(dtypes):
     return "\n".join(out)
 
 
-def unit(n, seed):
-    """u for elements 0..n-1 of seed `seed` (float64, in [0, 1))."""
-    i = np.arange(n, dtype=np.int64)
+def unit(n, seed, xp=np):
+    """u for elements 0..n-1 of seed `seed` (float64, in [0, 1)); `xp` is
+    the array module (NumPy, or CuPy for the peer: the same bits)."""
+    i = xp.arange(n, dtype=np.int64)
     h = i * 1103515245
     h += seed * 12345 + 1
     h %= MOD
-    np.multiply(h, h, out=h)
+    xp.multiply(h, h, out=h)
     h %= MOD
     h *= 48271
     h += i
@@ -86,30 +87,30 @@ def unit(n, seed):
     return u
 
 
-def make(dtype, shape, seed, lo, span):
-    """The input of `dtype` and `shape` (a C-contiguous NumPy array)."""
+def make(dtype, shape, seed, lo, span, xp=np):
+    """The input of `dtype` and `shape` (a C-contiguous array of `xp`)."""
     n = int(np.prod(shape, dtype=np.int64))
     kind = KIND[dtype]
     if kind == "b":
-        v = unit(n, seed) < 0.5
+        v = unit(n, seed, xp) < 0.5
     elif kind in "iu":
-        u = unit(n, seed)
+        u = unit(n, seed, xp)
         u *= span
-        np.floor(u, out=u)
+        xp.floor(u, out=u)
         u += lo
         v = u.astype(dtype)
     elif kind == "f":
-        u = unit(n, seed)
+        u = unit(n, seed, xp)
         u *= span
         u += lo
         v = u.astype(dtype)
     else:
-        re = unit(n, seed)
+        re = unit(n, seed, xp)
         re *= span
         re += lo
-        im = unit(n, seed + IMAG_SEED)
+        im = unit(n, seed + IMAG_SEED, xp)
         im *= span
         im += lo
-        v = np.empty(n, dtype=dtype)
+        v = xp.empty(n, dtype=dtype)
         v.real, v.imag = re, im
     return v.reshape(shape)

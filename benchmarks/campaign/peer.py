@@ -9,6 +9,7 @@ runs numpy_programs.py as written, with `np` bound to `cupy`: one kernel per
 operation, as a CuPy user would get it (no fusion), on the inputs the Kiln
 run used, timed with CUDA events after `warmup` untimed runs.
 """
+import inputs
 import oracle
 
 
@@ -19,7 +20,9 @@ def measure(source, meta, reps, warmup=1):
 
     ns = oracle.namespace(source)
     ns["np"] = cp
-    arrays = {k: cp.asarray(v) for k, v in oracle.make_inputs(meta).items()}
+    # The inputs made on the GPU (NumPy's would take seconds a program).
+    arrays = {inp["name"]: inputs.make(inp["dtype"], inp["shape"], inp["seed"], inp["lo"], inp["span"], xp=cp)
+              for inp in meta["inputs"]}
     dest = meta.get("dest")
     pristine = arrays[dest].copy() if dest else None
     program = ns["p%d" % meta["id"]]
