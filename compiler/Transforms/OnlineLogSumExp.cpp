@@ -184,29 +184,24 @@ struct OnlineLogSumExpPass : PassWrapper<OnlineLogSumExpPass, OperationPass<Modu
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (!func->hasAttr(kReductionKernelAttr) || func.isExternal())
         continue;
-      bool changed = true;
-      while (changed) {
-        changed = false;
-        SmallVector<linalg::GenericOp> generics;
-        func.walk([&](linalg::GenericOp op) { generics.push_back(op); });
-        for (linalg::GenericOp sum : generics) {
-          CombineOp sumCombine = combineOf(sum);
-          if (!sumCombine || sumCombine.getKind() != CombinerKind::Sum ||
-              !isa<FloatType>(sumCombine.getValues().front().getType()))
-            continue;
-          for (Value in : sum.getDpsInputs()) {
-            auto max = in.getDefiningOp<linalg::GenericOp>();
-            CombineOp maxCombine = max ? combineOf(max) : nullptr;
-            if (!maxCombine || maxCombine.getKind() != CombinerKind::Max ||
-                maxCombine.getValues().front().getType() != sumCombine.getValues().front().getType() ||
-                !pairs(max, maxCombine, sum, sumCombine))
-              continue;
+      // The float sums first: fusing erases a sum and the max it reads, and
+      // a second sum of the same max then reads the fused stage (two
+      // results: not a max any more).
+      SmallVector<linalg::GenericOp> sums;
+      func.walk([&](linalg::GenericOp op) {
+        CombineOp c = combineOf(op);
+        if (c && c.getKind() == CombinerKind::Sum && isa<FloatType>(c.getValues().front().getType()))
+          sums.push_back(op);
+      });
+      for (linalg::GenericOp sum : sums) {
+        CombineOp sumCombine = combineOf(sum);
+        for (Value in : sum.getDpsInputs()) {
+          auto max = in.getDefiningOp<linalg::GenericOp>();
+          CombineOp maxCombine = max ? combineOf(max) : nullptr;
+          if (maxCombine && maxCombine.getKind() == CombinerKind::Max && pairs(max, maxCombine, sum, sumCombine)) {
             fuse(rewriter, max, maxCombine, sum, sumCombine);
-            changed = true;
             break;
           }
-          if (changed)
-            break;
         }
       }
     }

@@ -226,10 +226,11 @@ private:
         return next;
       });
     };
-    // Welford moments: kWelfordRows rows a step, their exact moments merged
-    // at once (one division, no chain of dependent updates; per row, the
-    // chain of divisions kept std(x, 0) of 16k x 16k float32 at 0.25 of the
-    // device copy on an H200), then the remaining rows one by one.
+    // Welford moments (and logsumexp): kWelfordRows rows a step, folded at
+    // once (buildCombinerUpdateMany: one division, no chain of dependent
+    // updates; per row, the chain of divisions kept std(x, 0) of 16k x 16k
+    // float32 at 0.25 of the device copy on an H200), then the remaining
+    // rows one by one.
     auto batchedRows = [&](ValueRange start) -> std::pair<Value, SmallVector<Value>> {
       Value step = arith::MulIOp::create(b, loc, threadRows_, cidx(b, loc, kWelfordRows));
       Value ahead = cmpIdx(b, loc, arith::CmpIPredicate::ugt, rend, first);
@@ -258,10 +259,7 @@ private:
       });
       return {end, SmallVector<Value>(loop.getResults())};
     };
-    // (logsumexp too: a batch's maximum first, then one exp a row.)
-    bool welford = llvm::any_of(init.slots, [](const Slot &s) {
-      return s.kind == CombinerKind::Welford || s.kind == CombinerKind::LogSumExp;
-    });
+    bool batched = llvm::any_of(init.slots, [](const Slot &s) { return combinerFoldsBatches(s.kind); });
     SmallVector<Value> results;
     if (width_ == 1) { // one-lane tiles (complex operands) have no vector path
       results = SmallVector<Value>(rowsLoop(false, first, inits).getResults());
@@ -270,7 +268,7 @@ private:
       for (bool vector : {true, false}) {
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(vector ? branch.thenBlock() : branch.elseBlock());
-        if (vector && welford) {
+        if (vector && batched) {
           auto [rest, states] = batchedRows(inits);
           scf::YieldOp::create(b, loc, SmallVector<Value>(rowsLoop(true, rest, states).getResults()));
           continue;

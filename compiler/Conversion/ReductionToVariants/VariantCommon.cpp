@@ -320,8 +320,7 @@ LevelStates LevelStates::mergeTree(OpBuilder &b, Location loc, ArrayRef<LevelSta
 /// Whether foldLevel folds stage `s` in two passes: welford (the sum, then
 /// the squared deviations) and logsumexp (the max, then exp(v - max)).
 static bool twoPasses(const ReductionProgram &p, unsigned s) {
-  CombinerKind kind = CombineOp(p.stages[s].combine).getKind();
-  return kind == CombinerKind::Welford || kind == CombinerKind::LogSumExp;
+  return combinerFoldsBatches(CombineOp(p.stages[s].combine).getKind());
 }
 
 /// The slots of foldLevel's first pass: the stages' own, but a welford
@@ -360,25 +359,6 @@ SmallVector<SmallVector<Type>> foldPassTypes(const ReductionProgram &p, unsigned
   return passes;
 }
 
-/// The exact moments of `xs` (mean, sum of squared deviations, count) for a
-/// welford merge.
-static SmallVector<Value> momentsOf(OpBuilder &b, Location loc, ArrayRef<Value> xs) {
-  Type ft = xs[0].getType();
-  Value sum = xs[0];
-  for (size_t l = 1; l < xs.size(); ++l)
-    sum = arith::AddFOp::create(b, loc, sum, xs[l]);
-  Value inv = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 1.0 / double(xs.size())));
-  Value mean = arith::MulFOp::create(b, loc, sum, inv);
-  Value m2;
-  for (Value x : xs) {
-    Value d = arith::SubFOp::create(b, loc, x, mean);
-    Value sq = arith::MulFOp::create(b, loc, d, d);
-    m2 = m2 ? Value(arith::AddFOp::create(b, loc, m2, sq)) : sq;
-  }
-  Value count = arith::ConstantIntOp::create(b, loc, b.getI64Type(), int64_t(xs.size()));
-  return {mean, m2, count};
-}
-
 LevelStates LevelStates::updateSeveral(OpBuilder &b, Location loc, ProgramEvaluator &eval,
                                        ArrayRef<PointEnv> envs) const {
   LevelStates out = *this;
@@ -391,12 +371,11 @@ LevelStates LevelStates::updateSeveral(OpBuilder &b, Location loc, ProgramEvalua
       vals.push_back(slot.map ? slot.map(b, loc, v) : v);
     }
     SmallVector<Value> state(of(i).begin(), of(i).end());
-    if ((slot.kind == CombinerKind::Welford || slot.kind == CombinerKind::LogSumExp) && envs.size() > 1) {
+    if (combinerFoldsBatches(slot.kind) && envs.size() > 1) {
       SmallVector<Value> xs;
       for (auto &v : vals)
         xs.push_back(v[0]);
-      state = slot.kind == CombinerKind::Welford ? buildCombinerMerge(b, loc, slot.kind, state, momentsOf(b, loc, xs))
-                                                 : buildLogSumExpBatch(b, loc, state, xs);
+      state = buildCombinerUpdateMany(b, loc, slot.kind, state, xs);
     } else {
       for (auto &v : vals)
         state = buildCombinerUpdate(b, loc, slot.kind, state, v);
@@ -420,8 +399,7 @@ std::vector<LevelStates> LevelStates::updateVector(OpBuilder &b, Location loc, P
       SmallVector<Value> vals = eval.stageValues(b, stage, envs[lane]);
       return slot.map ? slot.map(b, loc, vals) : vals;
     };
-    const bool batch = slot.kind == CombinerKind::Welford || slot.kind == CombinerKind::LogSumExp;
-    if (!batch || lanes.size() == 1) {
+    if (!combinerFoldsBatches(slot.kind) || lanes.size() == 1) {
       for (auto [l, lane] : llvm::enumerate(lanes)) {
         auto next = buildCombinerUpdate(b, loc, slot.kind, lane.of(i), valuesAt(l));
         out[l].values.append(next.begin(), next.end());
@@ -434,9 +412,7 @@ std::vector<LevelStates> LevelStates::updateVector(OpBuilder &b, Location loc, P
     SmallVector<Value> xs;
     for (unsigned l = 0; l < lanes.size(); ++l)
       xs.push_back(valuesAt(l)[0]);
-    auto merged = slot.kind == CombinerKind::Welford
-                      ? buildCombinerMerge(b, loc, slot.kind, lanes[0].of(i), momentsOf(b, loc, xs))
-                      : buildLogSumExpBatch(b, loc, lanes[0].of(i), xs);
+    auto merged = buildCombinerUpdateMany(b, loc, slot.kind, lanes[0].of(i), xs);
     out[0].values.append(merged.begin(), merged.end());
     for (size_t l = 1; l < lanes.size(); ++l) {
       ValueRange keep = lanes[l].of(i);
@@ -560,12 +536,9 @@ void foldLevel(OpBuilder &b, Location loc, const ReductionProgram &p, unsigned l
   for (auto [i, slot] : llvm::enumerate(two.slots)) {
     linalg::GenericOp op = p.stages[slot.stage].op;
     env.kept[op.getResult(0)] = means[i];
-    if (CombineOp(p.stages[slot.stage].combine).getKind() == CombinerKind::LogSumExp) {
-      env.kept[op.getResult(1)] = two.of(i)[0];
-      continue;
-    }
     env.kept[op.getResult(1)] = two.of(i)[0];
-    env.kept[op.getResult(2)] = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), count);
+    if (CombineOp(p.stages[slot.stage].combine).getKind() == CombinerKind::Welford)
+      env.kept[op.getResult(2)] = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), count);
   }
 }
 

@@ -411,14 +411,42 @@ SmallVector<Value> buildCombinerUpdate(OpBuilder &b, Location loc, const Combine
   return buildCombinerMerge(b, loc, c, acc, lifted);
 }
 
-SmallVector<Value> buildLogSumExpBatch(OpBuilder &b, Location loc, ValueRange acc, ArrayRef<Value> xs) {
-  Value top = acc[0];
+bool combinerFoldsBatches(const Combiner &c) {
+  return c.kind == CombinerKind::Welford || c.kind == CombinerKind::LogSumExp;
+}
+
+SmallVector<Value> buildCombinerUpdateMany(OpBuilder &b, Location loc, const Combiner &c, ValueRange acc,
+                                           ArrayRef<Value> xs) {
+  if (c.kind == CombinerKind::Welford) {
+    // The exact moments of xs (mean, sum of squared deviations, count), merged.
+    Type ft = xs[0].getType();
+    Value sum = xs[0];
+    for (size_t l = 1; l < xs.size(); ++l)
+      sum = arith::AddFOp::create(b, loc, sum, xs[l]);
+    Value inv = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 1.0 / double(xs.size())));
+    Value mean = arith::MulFOp::create(b, loc, sum, inv);
+    Value m2;
+    for (Value x : xs) {
+      Value d = arith::SubFOp::create(b, loc, x, mean);
+      Value sq = arith::MulFOp::create(b, loc, d, d);
+      m2 = m2 ? Value(arith::AddFOp::create(b, loc, m2, sq)) : sq;
+    }
+    Value count = arith::ConstantIntOp::create(b, loc, b.getI64Type(), int64_t(xs.size()));
+    return buildCombinerMerge(b, loc, c, acc, {mean, m2, count});
+  }
+  if (c.kind == CombinerKind::LogSumExp) {
+    Value top = acc[0];
+    for (Value x : xs)
+      top = arith::MaximumFOp::create(b, loc, top, x);
+    Value s = rescaled(b, loc, acc[0], acc[1], top);
+    for (Value x : xs)
+      s = arith::AddFOp::create(b, loc, s, math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, top)));
+    return {top, s};
+  }
+  SmallVector<Value> state(acc);
   for (Value x : xs)
-    top = arith::MaximumFOp::create(b, loc, top, x);
-  Value s = rescaled(b, loc, acc[0], acc[1], top);
-  for (Value x : xs)
-    s = arith::AddFOp::create(b, loc, s, math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, top)));
-  return {top, s};
+    state = buildCombinerUpdate(b, loc, c, state, ValueRange{x});
+  return state;
 }
 
 } // namespace kiln

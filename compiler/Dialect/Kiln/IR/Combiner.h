@@ -57,13 +57,19 @@ llvm::SmallVector<mlir::Value> buildCombinerMerge(mlir::OpBuilder &b, mlir::Loca
 llvm::SmallVector<mlir::Value> buildCombinerUpdate(mlir::OpBuilder &b, mlir::Location loc, const Combiner &kind,
                                                    mlir::ValueRange acc, mlir::ValueRange values);
 
-/// logsumexp: merge(acc, lift(x_0), ..., lift(x_k-1)) of several elements
-/// at once, with one exp an element and one for the state: the elements'
-/// maximum joins the state's first, then each adds exp(x - m) at the new
-/// maximum m (which gives NumPy's NaN for infinite and all -inf groups by
-/// itself). Cheaper than k one-element updates, which need selects for
-/// those cases.
-llvm::SmallVector<mlir::Value> buildLogSumExpBatch(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange acc,
-                                                   mlir::ArrayRef<mlir::Value> xs);
+/// Whether `kind` folds several elements at once more cheaply than one
+/// update each (buildCombinerUpdateMany): welford and logsumexp.
+bool combinerFoldsBatches(const Combiner &kind);
+
+/// merge(acc, lift(x_0), ..., lift(x_k-1)): several elements' (single)
+/// values folded at once, after every element `acc` holds. welford merges
+/// their exact moments (mean and the sum of squared deviations: one
+/// division, no chain of dependent updates); logsumexp joins their maximum
+/// to the state's first, then adds exp(x - m) of each at the new maximum m
+/// (one exp an element and one for the state, no selects: NumPy's NaN for
+/// infinite and all -inf groups comes by itself); other kinds update once
+/// an element.
+llvm::SmallVector<mlir::Value> buildCombinerUpdateMany(mlir::OpBuilder &b, mlir::Location loc, const Combiner &kind,
+                                                       mlir::ValueRange acc, llvm::ArrayRef<mlir::Value> xs);
 
 } // namespace kiln
