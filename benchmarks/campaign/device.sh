@@ -13,6 +13,7 @@
 #
 # On the device machine (the device tool's run, carry [".carry/campaign.txz"]):
 #   benchmarks/campaign/device.sh run [campaign.py run options, e.g. --only 3,17]
+#   benchmarks/campaign/device.sh profile 168,188   (Nsight Compute, a line a kernel)
 # unpacks the batch, runs it on the GPU (KILN_DEVICE=cuda), checks every
 # answer against NumPy's and writes the report and the JSON summary to $OUT
 # (campaign-report.txt, campaign-summary.json).
@@ -47,8 +48,31 @@ run)
   cat "$out/campaign-report.txt"
   exit "${status:-0}"
   ;;
+profile)
+  # Nsight Compute's figures for the kernels of some programs, one line a
+  # kernel: time, DRAM and SM throughput, occupancy, launch shape and where
+  # warps stall -- what a roofline fraction alone does not say.
+  ids=${2:?usage: $0 profile ID[,ID...]}
+  work=${TMPDIR:-/tmp}/kiln-campaign
+  [ -x "$work/$(basename "$dir")/campaign" ] || { rm -rf "$work" && mkdir -p "$work" && tar -xJf "$pack" -C "$work"; }
+  exe=$work/$(basename "$dir")/campaign
+  stall=smsp__average_warps_issue_stalled
+  metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+  metrics=$metrics,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed
+  metrics=$metrics,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active
+  metrics=$metrics,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic
+  for r in long_scoreboard short_scoreboard barrier mio_throttle lg_throttle math_pipe_throttle wait not_selected; do
+    metrics=$metrics,${stall}_${r}_per_issue_active.ratio
+  done
+  for id in $(echo "$ids" | tr ',' ' '); do
+    echo "== program $id"
+    KILN_DEVICE=${KILN_DEVICE:-cuda} ncu --csv --page raw --print-units base --kernel-name "regex:_p${id}_" --launch-skip 1 \
+      --launch-count 4 --metrics "$metrics" "$exe" --only "$id" --reps 1 --warmup 1 --copy-mib 1 2>/dev/null |
+      python3 "$here/profile.py"
+  done
+  ;;
 *)
-  echo "usage: $0 prepare [seed] [count] | run [campaign.py run options]" >&2
+  echo "usage: $0 prepare [seed] [count] | run [campaign.py run options] | profile ID[,ID...]" >&2
   exit 2
   ;;
 esac

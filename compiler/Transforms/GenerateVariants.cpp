@@ -37,24 +37,31 @@ namespace {
 
 /// The highest rank with a strided variant (kiln::detail::max_kernel_rank).
 constexpr unsigned kMaxRank = 4;
-/// Edge of the tiles the rank-2 strided GPU variant walks when it cannot
-/// stage them. Measured on an H100 for x.T() * 2 + 1 (16k x 16k float32), as
-/// a fraction of the device copy: linear walk 0.31, 8x8 tiles 0.57, 32x32
-/// tiles 0.51; staged through shared memory (below): 32x32 0.83, 64x64 0.88.
-constexpr int64_t kTileLog2 = 3;
-constexpr int64_t kTile = int64_t(1) << kTileLog2;
-/// Tiles the staged rank-2 GPU variant copies through shared memory, and the
-/// most shared memory it may use (else it walks 8x8 tiles without staging).
-/// Measured (2026-11-25, H100, the same kernel in CUDA C): 64x64 tiles with
-/// 256 threads, one block a tile 0.88; with 512 threads 0.89; 512 threads on
-/// a persistent grid of 2-4 blocks a multiprocessor 0.92 (the runtime's
-/// launch, gpu_launch.cpp); 32x32 0.85; float4 stores from the tile 0.80.
-constexpr int64_t kStageLog2 = 6;
-constexpr int64_t kStage = int64_t(1) << kStageLog2;
-constexpr int64_t kStagingBudget = 48 * 1024;
+/// Tiles the rank-2 GPU variant copies through shared memory (measured on an
+/// H100 for x.T() * 2 + 1, 16k x 16k float32, as a fraction of the device
+/// copy: a linear walk 0.31, 8x8 tiles unstaged 0.57; staged 32x32 0.83,
+/// 64x64 0.88; 2026-11-25, the same kernel in CUDA C: 64x64 tiles with 256
+/// threads, one block a tile 0.88; with 512 threads 0.89; 512 threads on a
+/// persistent grid of 2-4 blocks a multiprocessor 0.92 (the runtime's launch,
+/// gpu_launch.cpp); 32x32 0.85; float4 stores from the tile 0.80).
+constexpr int64_t kStageElementsLog2 = 12;
+constexpr int64_t kStageElements = int64_t(1) << kStageElementsLog2;
+/// A square tile's edge, and the shortest edge of a narrow or shallow one
+/// (buildGpuStaged2).
+constexpr int64_t kStageSquare = int64_t(1) << (kStageElementsLog2 / 2);
+constexpr int64_t kStageMinEdgeLog2 = 3;
+/// The most dynamic shared memory the staged variant's tiles take: inputs
+/// read across the walk (transposed views) are staged in their order while
+/// their tiles fit; the runtime sizes the launch by the same rule
+/// (kiln::detail::launch::staged_shared_bytes). 99 KiB is what a block may
+/// take on every GPU from sm_80 on, and two blocks a multiprocessor fit on
+/// sm_90: a complex128 tile of 64 x 65 (65 KiB) and a float64 one, or three
+/// float64.
+constexpr int64_t kStagingBudget = 99 * 1024;
 /// The staged variant's block size, declared on the kernel (known_block_size,
 /// PTX .maxntid): the runtime launches 512-thread blocks (8 elements a thread).
-constexpr int64_t kStageThreads = 512;
+constexpr int64_t kStageThreadsLog2 = 9;
+constexpr int64_t kStageThreads = int64_t(1) << kStageThreadsLog2;
 /// Pseudo-rank of the `_rows` variant: rank 2, inner dimension contiguous
 /// (or, for an input, broadcast: inner stride 0).
 constexpr unsigned kRows = kMaxRank + 1;
@@ -110,26 +117,25 @@ public:
   void buildGpu(OpBuilder &b, gpu::GPUModuleOp module, StringRef name,
                 unsigned rank) {
     b.setInsertionPointToEnd(module.getBody());
-    // Rank 2 stages each input's tile through shared memory (workgroup
-    // buffers, one per input) when they fit the budget.
-    SmallVector<Type> workgroup;
-    if (rank == 2 && stagedBytes() <= kStagingBudget)
-      for (Type t : k.inputTypes)
-        workgroup.push_back(MemRefType::get(
-            {kStage, kStage + 1}, storageType(t), MemRefLayoutAttrInterface{},
-            gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
     FunctionType type = signature(rank);
-    auto func = gpu::GPUFuncOp::create(b, k.func.getLoc(), name, type, workgroup);
+    auto func = gpu::GPUFuncOp::create(b, k.func.getLoc(), name, type);
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func->setAttr(kProgrammaticLaunchAttr, b.getUnitAttr());
     Block &entry = func.getBody().front();
     b.setInsertionPointToStart(&entry);
     Location loc = k.func.getLoc();
     bindParams(b, loc, entry.getArguments().take_front(type.getNumInputs()));
-    if (!workgroup.empty()) {
+    if (rank == 2) { // transposed inputs staged through shared memory
       func->setAttr(func.getKnownBlockSizeAttrName(),
                     b.getDenseI32ArrayAttr({int32_t(kStageThreads), 1, 1}));
-      buildGpuStaged2(b, loc, func.getWorkgroupAttributions());
+      // Two blocks a multiprocessor (PTX .minnctapersm 2: at most 64
+      // registers a thread). Uncapped, the eight elements a thread holds
+      // took 128 and one block (16 warps) a multiprocessor: H200, 31
+      // campaign programs with transposed operands, mean fraction of the
+      // roofline 0.536 uncapped, 0.547 capped (x.T() * 2 + b-like 0.82 ->
+      // 0.98; two with heavy complex bodies lost a third).
+      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(2));
+      buildGpuStaged2(b, loc);
       gpu::ReturnOp::create(b, loc);
       return;
     }
@@ -784,14 +790,6 @@ private:
                                  arith::AddIOp::create(b, loc, total, stride), limit);
   }
 
-  /// Shared memory the staged rank-2 variant needs: one padded tile a input.
-  int64_t stagedBytes() const {
-    int64_t bytes = 0;
-    for (Type t : k.inputTypes)
-      bytes += kStage * (kStage + 1) * storageBytes(t);
-    return bytes;
-  }
-
   /// A rank-2 operand as the flat buffer under it, for addresses computed
   /// by hand: element (r, c) is view[offset + r * s0 + c * s1]. The view
   /// spans every element the operand reaches (negative strides included).
@@ -814,65 +812,106 @@ private:
     return {view, md.getOffset(), md.getStrides()[0], md.getStrides()[1]};
   }
 
-  /// Rank 2 through shared memory: a block takes a kStage x kStage tile,
-  /// copies every input's tile into its workgroup buffer reading in the
-  /// order that is contiguous for that input (column by column for a
-  /// transposed view, decided from its strides at run time), waits, then
-  /// computes and writes the outputs row by row. Both global sides are
-  /// coalesced; the buffers are padded by one element against bank conflicts.
+  /// Rank 2 through shared memory: a block takes a tile of kStageElements
+  /// (TR x TC, powers of two: 64 x 64, or where there are fewer than 64
+  /// columns TC the edge of 8 to 64 that pads them least, else the rows
+  /// likewise), copies the tile of every input read across the walk (a
+  /// transposed view: its outer stride is the smaller one, and not 0) into
+  /// shared memory column by column, the order contiguous for it, waits,
+  /// then computes and writes the outputs row by row, reading the other
+  /// inputs there directly (in the walk's order, as coalesced as the
+  /// outputs). Both global sides are coalesced; the tiles are padded by one
+  /// element a row against bank conflicts. Which inputs are staged is decided
+  /// from their strides at run time, in input order while the tiles fit
+  /// kStagingBudget, and the tiles are packed into dynamic shared memory; the
+  /// runtime sizes the launch by the same rules (launch::staged_tile and
+  /// launch::staged_shared_bytes), so inputs read along the walk or
+  /// broadcast cost no shared memory and never limit the others.
   ///
-  /// A thread takes kPasses elements of a tile in each phase, kPassRows rows
-  /// (or columns) apart, so in a whole tile each of its addresses is the
-  /// last one plus a step fixed for the kernel: one 64-bit add an element,
-  /// where 2-d indices cost two 64-bit multiplies (x.T() * 2 + 1 on 16k^2
-  /// float32, H100, 2026-11-27: 0.95 of the device copy, 0.90 with indices;
-  /// the CUDA C kernel of benchmarks/staged_tiles_nvcc.cu 0.92-0.93). Edge
-  /// tiles index the operands and check each element.
-  void buildGpuStaged2(OpBuilder &b, Location loc, ArrayRef<BlockArgument> tiles) {
-    static_assert(kStageThreads % kStage == 0 && kStage * kStage % kStageThreads == 0);
-    constexpr int64_t kPasses = kStage * kStage / kStageThreads, kPassRows = kStageThreads / kStage;
+  /// A thread takes kPasses elements of a tile in each phase, whole rows (or
+  /// columns) of the tile apart, so each of its addresses is the last one
+  /// plus a step fixed for the launch: one 64-bit add an element, where 2-d
+  /// indices cost two 64-bit multiplies (x.T() * 2 + 1 on 16k^2 float32,
+  /// H100, 2026-11-27: 0.95 of the device copy, 0.90 with indices; the CUDA
+  /// C kernel of benchmarks/staged_tiles_nvcc.cu 0.92-0.93). In a tile at
+  /// the array's edge, past the edge a thread reads the tile's first element
+  /// instead (no branch) and writes nothing; every read of a thread is
+  /// issued before its first computation.
+  void buildGpuStaged2(OpBuilder &b, Location loc) {
+    static_assert(kStageElements % kStageThreads == 0);
+    constexpr int64_t kPasses = kStageElements / kStageThreads;
     auto idx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
     auto add = [&](Value x, Value y) -> Value { return arith::AddIOp::create(b, loc, x, y); };
+    auto sub = [&](Value x, Value y) -> Value { return arith::SubIOp::create(b, loc, x, y); };
     auto mul = [&](Value x, Value y) -> Value { return arith::MulIOp::create(b, loc, x, y); };
+    auto shl = [&](Value x, Value y) -> Value { return arith::ShLIOp::create(b, loc, x, y); };
+    auto shr = [&](Value x, Value y) -> Value { return arith::ShRUIOp::create(b, loc, x, y); };
+    auto andi = [&](Value x, Value y) -> Value { return arith::AndIOp::create(b, loc, x, y); };
     auto select = [&](Value c, Value x, Value y) -> Value { return arith::SelectOp::create(b, loc, c, x, y); };
+    auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) -> Value {
+      return arith::CmpIOp::create(b, loc, p, x, y);
+    };
+    using P = arith::CmpIPredicate;
     Value rows = memref::DimOp::create(b, loc, operands.front(), 0);
     Value cols = memref::DimOp::create(b, loc, operands.front(), 1);
-    Value edge = idx(kStage), mask = idx(kStage - 1), shift = idx(kStageLog2);
-    auto tilesOf = [&](Value n) -> Value { return arith::DivUIOp::create(b, loc, add(n, mask), edge); };
-    Value tilesC = tilesOf(cols);
-    Value numTiles = mul(tilesOf(rows), tilesC);
+    // The tile's shape: log2 of its columns (TC) and rows (TR). Of the edges
+    // from 8 to 64, the one that pads a short side (fewer than 64) least
+    // (33 columns: 5 tiles of 8, not one of 64 half empty), the longer on a
+    // tie.
+    auto fittedLog = [&](Value n) -> Value {
+      Value best = idx(kStageElementsLog2 / 2), padded = idx(kStageSquare);
+      for (int64_t log = kStageElementsLog2 / 2 - 1; log >= kStageMinEdgeLog2; --log) {
+        Value edge = idx(int64_t(1) << log);
+        Value mine = andi(add(n, sub(edge, idx(1))), idx(~((int64_t(1) << log) - 1)));
+        Value better = cmp(P::ult, mine, padded);
+        best = select(better, idx(log), best);
+        padded = select(better, mine, padded);
+      }
+      return best;
+    };
+    Value allLog = idx(kStageElementsLog2), squareLog = idx(kStageElementsLog2 / 2);
+    Value narrow = cmp(P::ult, cols, idx(kStageSquare)), shallow = cmp(P::ult, rows, idx(kStageSquare));
+    Value logTC = select(narrow, fittedLog(cols), select(shallow, sub(allLog, fittedLog(rows)), squareLog));
+    Value logTR = sub(allLog, logTC);
+    Value one = idx(1);
+    Value tc = shl(one, logTC), tr = shl(one, logTR);
+    Value pitch = add(tc, one); // a tile row in shared memory
+    Value threadsLog = idx(kStageThreadsLog2);
+    Value tilesC = shr(add(cols, sub(tc, one)), logTC);
+    Value numTiles = mul(shr(add(rows, sub(tr, one)), logTR), tilesC);
     Value tx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     Value gdim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-    // A thread's first element in the tile: row `major` of the staging order
-    // (pass j adds j * kPassRows), column `minor`.
-    Value major = arith::ShRUIOp::create(b, loc, tx, shift);
-    Value minor = arith::AndIOp::create(b, loc, tx, mask);
+    // A thread's first element of a tile and the step between its passes:
+    // in row order (the outputs, the inputs read directly) element tx of
+    // the tile's rows, kStageThreads / TC rows on a pass; in column order
+    // (staged inputs) element tx of its columns.
+    struct Walk { Value lr, lc, dlr, dlc; };
+    Walk byRows{shr(tx, logTC), andi(tx, sub(tc, one)), shl(one, sub(threadsLog, logTC)), idx(0)};
+    Walk byColumns{andi(tx, sub(tr, one)), shr(tx, logTR), idx(0), shl(one, sub(threadsLog, logTR))};
 
-    // Per operand: the flat view, and a thread's offset within a tile and
-    // step between passes. An input whose outer stride is the smaller one (a
-    // transposed view) is read column by column; outputs are written row by
-    // row.
     const unsigned numInputs = k.inputTypes.size();
+    auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    Value dynamic = gpu::DynamicSharedMemoryOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface{}, shared));
+    Value tileElements = mul(tr, pitch);
     SmallVector<FlatOperand> flat;
-    SmallVector<Value> byColumns, threadOffset, step;
-    // `oriented(i, x, y)`: x for an operand read row by row, y for one read
-    // column by column, a select for an input decided at run time.
-    auto oriented = [&](unsigned i, Value alongRows, Value alongColumns) -> Value {
-      return i < numInputs ? select(byColumns[i], alongColumns, alongRows) : alongRows;
-    };
+    SmallVector<Value> staged, tiles;
+    Value used = idx(0); // bytes of shared memory the staged tiles before take
     for (auto [i, operand] : llvm::enumerate(operands)) {
       const FlatOperand &f = flat.emplace_back(flatten(b, loc, operand));
-      if (i < numInputs) {
-        auto absOf = [&](Value v) -> Value {
-          Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, idx(0));
-          return select(neg, arith::SubIOp::create(b, loc, idx(0), v), v);
-        };
-        byColumns.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, absOf(f.s0), absOf(f.s1)));
-      }
-      threadOffset.push_back(
-          add(mul(oriented(i, major, minor), f.s0), mul(oriented(i, minor, major), f.s1)));
-      step.push_back(mul(oriented(i, f.s0, f.s1), idx(kPassRows)));
+      if (i >= numInputs)
+        continue;
+      auto absOf = [&](Value v) -> Value { return select(cmp(P::slt, v, idx(0)), sub(idx(0), v), v); };
+      Type stored = storageType(k.inputTypes[i]);
+      Value bytes = mul(tileElements, idx(storageBytes(k.inputTypes[i])));
+      Value across = andi(cmp(P::ne, f.s0, idx(0)), cmp(P::ult, absOf(f.s0), absOf(f.s1)));
+      Value fits = cmp(P::ule, add(used, bytes), idx(kStagingBudget));
+      Value on = staged.emplace_back(andi(across, fits));
+      tiles.push_back(memref::ViewOp::create(
+          b, loc, MemRefType::get({ShapedType::kDynamic}, stored, MemRefLayoutAttrInterface{}, shared), dynamic,
+          used, ValueRange{tileElements}));
+      used = select(on, add(used, bytes), used);
     }
 
     auto tileLoop = scf::ForOp::create(b, loc, bid, numTiles, gdim);
@@ -880,102 +919,106 @@ private:
     b.setInsertionPointToStart(tileLoop.getBody());
     Value tile = tileLoop.getInductionVar();
     Value tileRow = arith::DivUIOp::create(b, loc, tile, tilesC);
-    Value tileCol = arith::SubIOp::create(b, loc, tile, mul(tileRow, tilesC));
-    Value r0 = arith::ShLIOp::create(b, loc, tileRow, shift);
-    Value c0 = arith::ShLIOp::create(b, loc, tileCol, shift);
-    auto inBounds = [&](Value r, Value c) -> Value {
-      return arith::AndIOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, rows),
-                                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cols));
-    };
-    Value full = arith::AndIOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, add(r0, edge), rows),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, add(c0, edge), cols));
-    // Where pass `j` of operand `i` lands: its place (lr, lc) in the tile and
-    // (r, c) in the array.
-    struct TileCoords { Value lr, lc, r, c; };
-    auto coordsOf = [&](int64_t j, unsigned i) {
-      Value along = add(major, idx(j * kPassRows));
-      TileCoords t;
-      t.lr = oriented(i, along, minor);
-      t.lc = oriented(i, minor, along);
-      t.r = add(r0, t.lr);
-      t.c = add(c0, t.lc);
-      return t;
-    };
-    // The flat offsets of operand `i` in a whole tile, one a pass.
-    auto wholeOffsets = [&](unsigned i) {
-      SmallVector<Value> offsets{
-          add(add(flat[i].offset, add(mul(r0, flat[i].s0), mul(c0, flat[i].s1))), threadOffset[i])};
-      for (int64_t j = 1; j < kPasses; ++j)
-        offsets.push_back(add(offsets.back(), step[i]));
-      return offsets;
-    };
-    auto guarded = [&](Value r, Value c, const std::function<void()> &body) {
-      auto ifIn = scf::IfOp::create(b, loc, inBounds(r, c), /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard gi(b);
-      b.setInsertionPointToStart(ifIn.thenBlock());
-      body();
-    };
-    // Phase 1: global -> shared, each input in its own contiguous order. A
-    // whole tile issues all of a thread's global loads before its shared
-    // stores, so they are in flight together.
-    auto stage = [&](bool checked) {
-      struct Pending { Value value; TileCoords at; unsigned input; };
-      SmallVector<Pending> pending;
-      for (unsigned i = 0; i < numInputs; ++i) {
-        SmallVector<Value> offsets = checked ? SmallVector<Value>() : wholeOffsets(i);
-        for (int64_t j = 0; j < kPasses; ++j) {
-          TileCoords t = coordsOf(j, i);
-          if (!checked) {
-            pending.push_back({memref::LoadOp::create(b, loc, flat[i].view, offsets[j]), t, i});
-            continue;
-          }
-          guarded(t.r, t.c, [&] {
-            Value v = memref::LoadOp::create(b, loc, operands[i], ValueRange{t.r, t.c});
-            memref::StoreOp::create(b, loc, v, tiles[i], ValueRange{t.lr, t.lc});
-          });
-        }
-      }
-      for (const Pending &p : pending)
-        memref::StoreOp::create(b, loc, p.value, tiles[p.input], ValueRange{p.at.lr, p.at.lc});
-    };
-    // Phase 2: shared -> compute -> outputs, row by row.
-    auto emit = [&](bool checked) {
-      SmallVector<SmallVector<Value>> offsets;
-      if (!checked)
-        for (unsigned o = 0; o < k.outputTypes.size(); ++o)
-          offsets.push_back(wholeOffsets(numInputs + o));
+    Value tileCol = sub(tile, mul(tileRow, tilesC));
+    Value r0 = shl(tileRow, logTR), c0 = shl(tileCol, logTC);
+    // Pass `j` of a walk: whether its element is inside the array (edge
+    // tiles only), its flat offset in operand `i` (in an edge tile that of
+    // the tile's first element, which always is, where it is not: reads need
+    // no branch) and its place in a tile.
+    struct Pass { Value inside, offset, slot; };
+    auto passesOf = [&](unsigned i, const Walk &w, bool edge) {
+      const FlatOperand &f = flat[i];
+      Value origin = add(f.offset, add(mul(r0, f.s0), mul(c0, f.s1)));
+      Value r = add(r0, w.lr), c = add(c0, w.lc);
+      Value offset = add(origin, add(mul(w.lr, f.s0), mul(w.lc, f.s1)));
+      Value slot = add(mul(w.lr, pitch), w.lc);
+      Value step = add(mul(w.dlr, f.s0), mul(w.dlc, f.s1)), slotStep = add(mul(w.dlr, pitch), w.dlc);
+      SmallVector<Pass> passes;
       for (int64_t j = 0; j < kPasses; ++j) {
-        TileCoords t = coordsOf(j, numInputs);
-        auto body = [&] {
-          SmallVector<Value> inputs;
-          for (auto [i, type] : llvm::enumerate(k.inputTypes))
-            inputs.push_back(
-                fromStorage(b, loc, memref::LoadOp::create(b, loc, tiles[i], ValueRange{t.lr, t.lc}), type));
-          SmallVector<Value> results = compute(b, inputs);
-          if (checked)
-            return storeElement(b, loc, ValueRange{t.r, t.c}, results);
-          for (auto [o, type] : llvm::enumerate(k.outputTypes))
-            memref::StoreOp::create(b, loc, toStorage(b, loc, results[o], type), flat[numInputs + o].view,
-                                    offsets[o][j]);
-        };
-        if (checked)
-          guarded(t.r, t.c, body);
-        else
-          body();
+        if (j) {
+          offset = add(offset, step);
+          slot = add(slot, slotStep);
+        }
+        if (!edge) {
+          passes.push_back({Value(), offset, slot});
+          continue;
+        }
+        if (j) {
+          r = add(r, w.dlr);
+          c = add(c, w.dlc);
+        }
+        Value inside = andi(cmp(P::ult, r, rows), cmp(P::ult, c, cols));
+        passes.push_back({inside, select(inside, offset, origin), slot});
+      }
+      return passes;
+    };
+    auto read = [&](unsigned i, const Pass &p) -> Value {
+      return memref::LoadOp::create(b, loc, flat[i].view, p.offset);
+    };
+    // One tile, whole (`edge` false) or at the array's edge.
+    auto tileBody = [&](bool edge) {
+      // Phase 1: global -> shared for the staged inputs, column by column,
+      // a thread's loads all issued before its stores.
+      for (unsigned i = 0; i < numInputs; ++i) {
+        auto ifStaged = scf::IfOp::create(b, loc, staged[i], /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(ifStaged.thenBlock());
+        SmallVector<Pass> passes = passesOf(i, byColumns, edge);
+        SmallVector<Value> values;
+        for (const Pass &p : passes)
+          values.push_back(read(i, p));
+        for (auto [p, v] : llvm::zip(passes, values))
+          memref::StoreOp::create(b, loc, v, tiles[i], p.slot);
+      }
+      gpu::BarrierOp::create(b, loc);
+      // Phase 2: every input's elements of the thread's rows (from its tile,
+      // or from memory), then the outputs computed and written row by row.
+      SmallVector<SmallVector<Pass>> outs;
+      for (unsigned o = 0; o < k.outputTypes.size(); ++o)
+        outs.push_back(passesOf(numInputs + o, byRows, edge));
+      ArrayRef<Pass> out = outs.front();
+      SmallVector<SmallVector<Value>> values(kPasses);
+      for (auto [i, type] : llvm::enumerate(k.inputTypes)) {
+        SmallVector<Type> types(kPasses, storageType(type));
+        auto from = scf::IfOp::create(b, loc, types, staged[i], /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(from.thenBlock());
+        SmallVector<Value> yields;
+        for (const Pass &p : out)
+          yields.push_back(memref::LoadOp::create(b, loc, tiles[i], p.slot));
+        scf::YieldOp::create(b, loc, yields);
+        b.setInsertionPointToStart(from.elseBlock());
+        yields.clear();
+        for (const Pass &p : passesOf(i, byRows, edge))
+          yields.push_back(read(i, p));
+        scf::YieldOp::create(b, loc, yields);
+        for (int64_t j = 0; j < kPasses; ++j)
+          values[j].push_back(from.getResult(j));
+      }
+      for (int64_t j = 0; j < kPasses; ++j) {
+        SmallVector<Value> inputs;
+        for (auto [i, type] : llvm::enumerate(k.inputTypes))
+          inputs.push_back(fromStorage(b, loc, values[j][i], type));
+        SmallVector<Value> results = compute(b, inputs);
+        OpBuilder::InsertionGuard g(b);
+        if (edge) {
+          auto ifIn = scf::IfOp::create(b, loc, out[j].inside, /*withElseRegion=*/false);
+          b.setInsertionPointToStart(ifIn.thenBlock());
+        }
+        for (auto [o, type] : llvm::enumerate(k.outputTypes))
+          memref::StoreOp::create(b, loc, toStorage(b, loc, results[o], type), flat[numInputs + o].view,
+                                  outs[o][j].offset);
       }
     };
-    auto bothWays = [&](const std::function<void(bool)> &phase) {
-      auto branch = scf::IfOp::create(b, loc, full, /*withElseRegion=*/true);
+    Value whole = andi(cmp(P::ule, add(r0, tr), rows), cmp(P::ule, add(c0, tc), cols));
+    auto branch = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+    {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(branch.thenBlock());
-      phase(false);
+      tileBody(false);
       b.setInsertionPointToStart(branch.elseBlock());
-      phase(true);
-    };
-    bothWays(stage);
-    gpu::BarrierOp::create(b, loc);
-    bothWays(emit);
+      tileBody(true);
+    }
     // The next tile overwrites the buffers only after every thread read them.
     gpu::BarrierOp::create(b, loc);
   }
@@ -1084,59 +1127,6 @@ private:
     }
   }
 
-  /// Rank 2: a grid-stride loop over kTile x kTile tiles of the iteration
-  /// space (kTile^2 consecutive indices a tile). With 8x8 tiles a warp covers
-  /// 4 rows x 8 columns, so an operand contiguous along either dimension (a
-  /// transposed view) is read and written in whole or half 32-byte sectors
-  /// whose other halves the next warp of the block touches, instead of one
-  /// sector per element.
-  void buildTiledLoop(OpBuilder &b, Location loc, Type ivType, Value tid,
-                      Value stride, ArrayRef<Value> sizes) {
-    auto cast = [&](Value v) -> Value {
-      return ivType.isIndex() ? v
-                              : arith::IndexCastUIOp::create(b, loc, ivType, v);
-    };
-    auto constant = [&](int64_t v) -> Value {
-      return ivType.isIndex()
-                 ? Value(arith::ConstantIndexOp::create(b, loc, v))
-                 : Value(arith::ConstantIntOp::create(b, loc, ivType, v));
-    };
-    Value rows = cast(sizes[0]), cols = cast(sizes[1]);
-    Value edgeMask = constant(kTile - 1), edgeLog = constant(kTileLog2), areaLog = constant(2 * kTileLog2);
-    Value tilesR = arith::ShRUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, rows, edgeMask), edgeLog);
-    Value tilesC = arith::ShRUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, cols, edgeMask), edgeLog);
-    Value total = arith::ShLIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, tilesR, tilesC), areaLog);
-    auto loop = scf::ForOp::create(b, loc, cast(tid), total, cast(stride));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value q = loop.getInductionVar();
-    Value tile = arith::ShRUIOp::create(b, loc, q, areaLog);
-    Value within = arith::AndIOp::create(b, loc, q, constant(kTile * kTile - 1));
-    Value tileRow = arith::DivUIOp::create(b, loc, tile, tilesC);
-    Value tileCol = arith::SubIOp::create(
-        b, loc, tile, arith::MulIOp::create(b, loc, tileRow, tilesC));
-    Value row = arith::AddIOp::create(
-        b, loc, arith::ShLIOp::create(b, loc, tileRow, edgeLog),
-        arith::ShRUIOp::create(b, loc, within, edgeLog));
-    Value col = arith::AddIOp::create(
-        b, loc, arith::ShLIOp::create(b, loc, tileCol, edgeLog),
-        arith::AndIOp::create(b, loc, within, edgeMask));
-    Value inside = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, cols));
-    auto guardIf = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-    b.setInsertionPointToStart(guardIf.thenBlock());
-    SmallVector<Value> indices{row, col};
-    for (Value &index : indices)
-      if (!ivType.isIndex())
-        index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), index);
-    storeElement(b, loc, indices, loadElement(b, loc, indices));
-  }
-
   void buildGpuStrided(OpBuilder &b, Location loc, unsigned rank, Value tid,
                        Value stride) {
     SmallVector<Value> sizes;
@@ -1150,27 +1140,11 @@ private:
                        sizes);
       return;
     }
-    if (rank == 2) { // the tiled loop runs over whole tiles
-      Value edgeMask = arith::ConstantIndexOp::create(b, loc, kTile - 1);
-      Value edge = arith::ConstantIndexOp::create(b, loc, kTile);
-      auto tiles = [&](Value n) -> Value {
-        return arith::DivUIOp::create(b, loc, arith::AddIOp::create(b, loc, n, edgeMask), edge);
-      };
-      total = arith::MulIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, tiles(sizes[0]), tiles(sizes[1])),
-          arith::ConstantIndexOp::create(b, loc, kTile * kTile));
-    }
     // 32-bit index math when the linear index and its grid stride fit.
     auto branch = scf::IfOp::create(b, loc, fitsIn32Bits(b, loc, total, stride),
                                     /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(branch.thenBlock());
-    if (rank == 2) {
-      buildTiledLoop(b, loc, b.getI32Type(), tid, stride, sizes);
-      b.setInsertionPointToStart(branch.elseBlock());
-      buildTiledLoop(b, loc, b.getIndexType(), tid, stride, sizes);
-      return;
-    }
     buildStridedLoop(b, loc, b.getI32Type(), rank, tid, stride, total, sizes);
     b.setInsertionPointToStart(branch.elseBlock());
     buildStridedLoop(b, loc, b.getIndexType(), rank, tid, stride, total, sizes);

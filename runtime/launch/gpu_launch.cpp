@@ -32,7 +32,7 @@ constexpr int default_block = 256;
 /// _strided2's tile (64x64 elements) and block: the kernel declares its block
 /// size (PTX .maxntid, compiler/Transforms/GenerateVariants.cpp), which
 /// cuFuncGetAttribute reads back, up to this.
-constexpr std::int64_t staged_tile = 64 * 64;
+constexpr std::int64_t staged_tile_elements = 64 * 64;
 constexpr int staged_block = 512;
 
 /// What one (kernel, GPU) pair needs at launch time. Never freed: modules
@@ -228,6 +228,21 @@ CUfunction function_of(const cuda::driver_api &api, gpu_kernel &e, int slot, con
   return f;
 }
 
+/// Lets `f` (cached in `slot` of `e`) use `shared_bytes` of dynamic shared
+/// memory, above the default a function may use without opting in; once per
+/// new high-water mark.
+void raise_shared_limit(const cuda::driver_api &api, gpu_kernel &e, int slot, CUfunction f, unsigned shared_bytes) {
+  constexpr unsigned default_shared = 48 * 1024;
+  if (shared_bytes <= default_shared || shared_bytes <= e.shared_limit[slot].load(std::memory_order_acquire))
+    return;
+  std::lock_guard<std::mutex> lock(insert_mutex);
+  if (shared_bytes > e.shared_limit[slot].load(std::memory_order_relaxed)) {
+    KILN_CU(api, cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            static_cast<int>(shared_bytes));
+    e.shared_limit[slot].store(shared_bytes, std::memory_order_release);
+  }
+}
+
 /// The symbol suffixes of the elementwise variants, by variant number.
 constexpr const char *elementwise_suffixes[] = {"_contig",   "_strided1", "_strided2", "_strided3",
                                                 "_strided4", "_rows",     "_lines2"};
@@ -247,7 +262,7 @@ launch_dims elementwise_dims(std::int64_t n, int variant, int vector_width, int 
   // _strided2, whose blocks stage 64x64 tiles (4096 elements), a tile's share
   // (8 for its 512 threads).
   const std::int64_t width = variant == contig_variant || variant == rows_variant ? std::max(vector_width, 1)
-                             : variant == 2             ? std::max<std::int64_t>(staged_tile / std::max(max_block, 1), 1)
+                             : variant == 2             ? std::max<std::int64_t>(staged_tile_elements / std::max(max_block, 1), 1)
                              : variant == lines_variant ? lines_run
                                                         : 1;
   const std::int64_t threads = std::max<std::int64_t>((n + width - 1) / width, 1);
@@ -304,13 +319,48 @@ static bool programmatic_launch_enabled() {
   return on;
 }
 
-void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
-                   std::int64_t n, void **args, void *stream) {
+staged_tile_shape staged_tile(std::int64_t rows, std::int64_t cols) noexcept {
+  constexpr int all = 12, square = 6, least = 3; // 4096 elements, 64 x 64, edges of 8 at least
+  // Of the edges from 8 to 64, the one that pads `n` least, the longer on a tie.
+  auto fitted_log = [](std::int64_t n) {
+    int best = square;
+    std::int64_t padded = std::int64_t(1) << square;
+    for (int log = square - 1; log >= least; --log) {
+      const std::int64_t edge = std::int64_t(1) << log, mine = (n + edge - 1) & ~(edge - 1);
+      if (mine < padded) {
+        best = log;
+        padded = mine;
+      }
+    }
+    return best;
+  };
+  const int log_cols = cols < (1 << square)   ? fitted_log(cols)
+                       : rows < (1 << square) ? all - fitted_log(rows)
+                                              : square;
+  return {std::int64_t(1) << (all - log_cols), std::int64_t(1) << log_cols};
+}
+
+unsigned staged_shared_bytes(std::int64_t rows, std::int64_t cols, int num_inputs, const std::int64_t *outer,
+                             const std::int64_t *inner, const std::int64_t *item) noexcept {
+  const staged_tile_shape tile = staged_tile(rows, cols);
+  std::int64_t used = 0;
+  for (int j = 0; j < num_inputs; ++j) {
+    const std::int64_t bytes = tile.rows * (tile.cols + 1) * item[j];
+    const bool across = outer[j] != 0 && std::abs(outer[j]) < std::abs(inner[j]);
+    if (across && used + bytes <= staged_budget)
+      used += bytes;
+  }
+  return static_cast<unsigned>(used);
+}
+
+void launch_on_gpu(const fused_kernel &k, int ordinal, int variant, std::int64_t n, void **args, void *stream,
+                   unsigned shared_bytes) {
   const cuda::driver_api &api = cuda::require_driver();
   gpu_kernel &e = entry_of(api, image_of(k), ordinal);
   int block = default_block;
   CUfunction f = function_of(api, e, variant, elementwise_suffixes[variant], block,
                              variant == 2 ? staged_block : default_block);
+  raise_shared_limit(api, e, variant, f, shared_bytes);
   const launch_dims d = elementwise_dims(n, variant, k.vector_width, block, e.multiprocessors);
   const bool programmatic = e.sm90_code[variant] && programmatic_launch_enabled();
   CUresult r;
@@ -323,9 +373,10 @@ void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
     CUlaunchAttribute attribute{};
     attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     attribute.value.programmaticStreamSerializationAllowed = 1;
-    r = launch_with(api, f, d.grid, d.block, 0, stream, attribute, args);
+    r = launch_with(api, f, d.grid, d.block, shared_bytes, stream, attribute, args);
   } else {
-    r = api.cuLaunchKernel(f, d.grid, 1, 1, d.block, 1, 1, 0, static_cast<CUstream>(stream), args, nullptr);
+    r = api.cuLaunchKernel(f, d.grid, 1, 1, d.block, 1, 1, shared_bytes, static_cast<CUstream>(stream), args,
+                           nullptr);
   }
   if (r != CUDA_SUCCESS) [[unlikely]]
     fail(r, programmatic ? "cuLaunchKernelEx" : "cuLaunchKernel",
@@ -356,9 +407,7 @@ void launch_cluster_entry(const kernel_image &image, int ordinal, int slot, cons
   gpu_kernel &e = entry_of(api, image, ordinal);
   int max_block = default_block;
   CUfunction f = function_of(api, e, slot, suffix, max_block);
-  if (shared_bytes > 48 * 1024) // above the default limit of dynamic shared memory
-    KILN_CU(api, cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            static_cast<int>(shared_bytes));
+  raise_shared_limit(api, e, slot, f, shared_bytes);
   CUlaunchAttribute attribute{};
   attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
   attribute.value.clusterDim.x = cluster;
@@ -379,15 +428,7 @@ void launch_entry_3d(const kernel_image &image, int ordinal, int slot, const cha
   gpu_kernel &e = entry_of(api, image, ordinal);
   int max_block = default_block;
   CUfunction f = function_of(api, e, slot, suffix, max_block);
-  constexpr unsigned default_shared = 48 * 1024; // what a function may use without opting in
-  if (shared_bytes > default_shared && shared_bytes > e.shared_limit[slot].load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> lock(insert_mutex);
-    if (shared_bytes > e.shared_limit[slot].load(std::memory_order_relaxed)) {
-      KILN_CU(api, cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-              static_cast<int>(shared_bytes));
-      e.shared_limit[slot].store(shared_bytes, std::memory_order_release);
-    }
-  }
+  raise_shared_limit(api, e, slot, f, shared_bytes);
   CUresult r = api.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes,
                                   static_cast<CUstream>(stream), args, nullptr);
   if (r != CUDA_SUCCESS) {

@@ -44,13 +44,37 @@ struct launch_dims {
 launch_dims elementwise_dims(std::int64_t n, int variant, int vector_width, int max_block,
                              int multiprocessors) noexcept;
 
+/// The most dynamic shared memory `_strided2`'s tiles take (kilnc's
+/// kStagingBudget, compiler/Transforms/GenerateVariants.cpp).
+inline constexpr std::int64_t staged_budget = 99 * 1024;
+
+/// The shape of `_strided2`'s tiles over a `rows` x `cols` walk: 4096
+/// elements, 64 x 64, or where there are fewer than 64 columns (else rows)
+/// as many columns (rows) as the power of two from 8 to 64 that pads them
+/// least, the larger on a tie (kilnc's buildGpuStaged2 decides the same).
+/// Pure arithmetic.
+struct staged_tile_shape {
+  std::int64_t rows, cols;
+};
+staged_tile_shape staged_tile(std::int64_t rows, std::int64_t cols) noexcept;
+
+/// Dynamic shared memory of a `_strided2` launch over a `rows` x `cols`
+/// walk: the kernel stages, in input order while they fit staged_budget,
+/// the tile (padded by an element a row) of each input read across the walk
+/// -- outer stride `outer[j]` not 0 and smaller in magnitude than the inner
+/// one `inner[j]` -- of `item[j]` bytes an element. The kernel decides by
+/// the same rule from the same strides. Pure arithmetic.
+unsigned staged_shared_bytes(std::int64_t rows, std::int64_t cols, int num_inputs, const std::int64_t *outer,
+                             const std::int64_t *inner, const std::int64_t *item) noexcept;
+
 /// Launches `variant` of `k` on GPU `ordinal` (whose context the caller made
 /// current) over `n` > 0 elements on `stream` (a CUstream), with `args` as
-/// cuLaunchKernel's kernelParams. Throws cuda_error (naming the call and the
-/// kernel) when loading the module, finding the variant or launching fails,
-/// and kiln::error when the kernel has no GPU code.
-void launch_on_gpu(const fused_kernel &k, int ordinal, int variant,
-                   std::int64_t n, void **args, void *stream);
+/// cuLaunchKernel's kernelParams and `shared_bytes` of dynamic shared memory
+/// (the function's limit raised as needed). Throws cuda_error (naming the
+/// call and the kernel) when loading the module, finding the variant or
+/// launching fails, and kiln::error when the kernel has no GPU code.
+void launch_on_gpu(const fused_kernel &k, int ordinal, int variant, std::int64_t n, void **args, void *stream,
+                   unsigned shared_bytes = 0);
 
 /// What loading a kernel's GPU code needs: its name (the stem of its entry
 /// points), PTX and fatbin. `key` identifies the kernel (its descriptor).

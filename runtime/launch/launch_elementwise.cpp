@@ -248,6 +248,7 @@ struct runner {
   void *stream = nullptr;
   host_kernel_fn host = nullptr;
   int variant = 0;
+  unsigned shared_bytes = 0; ///< dynamic shared memory of a GPU launch
 
   runner(const fused_kernel &k_, device dev_, int variant_, void *stream_)
       : k(k_), dev(dev_), variant(variant_) {
@@ -271,7 +272,7 @@ struct runner {
     if (host)
       host(args);
     else
-      launch::launch_on_gpu(k, dev.index(), variant, n, args, stream);
+      launch::launch_on_gpu(k, dev.index(), variant, n, args, stream, shared_bytes);
   }
 };
 
@@ -444,12 +445,25 @@ void launch_elementwise(const fused_kernel &k,
     lines = std::abs(strides[j * pitch + 1]) <= 2;
   const int kernel_rank = contig ? 1 : std::min(r, max_kernel_rank);
   const int outer = r - kernel_rank; // leading dimensions looped on the host
-  const runner run(k, dev,
-                   contig  ? launch::contig_variant
-                   : rows  ? launch::rows_variant
-                   : lines ? launch::lines_variant
-                           : kernel_rank,
-                   st.native_handle());
+  runner run(k, dev,
+             contig  ? launch::contig_variant
+             : rows  ? launch::rows_variant
+             : lines ? launch::lines_variant
+                     : kernel_rank,
+             st.native_handle());
+  if (run.variant == 2 && !run.host) {
+    // `_strided2` stages the tiles of the inputs read across its walk in
+    // dynamic shared memory.
+    const int num_inputs = static_cast<int>(inputs.size());
+    small_buffer<std::int64_t, inline_operands> outer_stride(num_inputs), inner_stride(num_inputs), bytes(num_inputs);
+    for (int j = 0; j < num_inputs; ++j) {
+      outer_stride[j] = strides[j * pitch];
+      inner_stride[j] = strides[j * pitch + 1];
+      bytes[j] = static_cast<std::int64_t>(itemsize(k.operand_dtypes ? k.operand_dtypes[j] : inputs[j]->dtype()));
+    }
+    run.shared_bytes =
+        launch::staged_shared_bytes(sizes[0], sizes[1], num_inputs, outer_stride.data(), inner_stride.data(), bytes.data());
+  }
 
   // Parameters: each operand's expanded memref, then each scalar pointer.
   const int fields_per_operand = 3 + 2 * kernel_rank;

@@ -155,6 +155,46 @@ template <class T> void blocks(kiln::random::generator &rng, const char *type, d
   }, tol);
 }
 
+/// Operands in both orders in one kernel, with the GPU's `_strided2` staging
+/// the tiles of the transposed ones in dynamic shared memory while they fit
+/// its 99 KiB: complex128 (65 KiB a tile) beside float64, int8 and float32,
+/// row and column broadcasts (never staged), inputs past the budget read
+/// directly, a transposed destination, and edge tiles on both axes; square
+/// tiles, and the narrow (few columns) and shallow (few rows) ones.
+void mixed_orders(kiln::random::generator &rng, std::int64_t r, std::int64_t c) {
+  using Z = std::complex<double>;
+  kiln::array<double> zre = rng.random<double>({c, r}), zim = rng.random<double>({c, r});
+  kiln::array<Z> z = zre.astype<Z>() + zim.astype<Z>() * Z(0, 1); // read as z.T()
+  kiln::array<double> f = rng.random<double>({c, r}), f2 = rng.random<double>({c, r}), f3 = rng.random<double>({c, r});
+  kiln::array<std::int8_t> h = rng.integers<std::int8_t>(-9, 10, {c, r});
+  kiln::array<float> g = rng.random<float>({r, c}), col = rng.random<float>({r, 1});
+  kiln::array<Z> row = rng.random<double>({c}).astype<Z>() * Z(1, -2);
+  const std::vector<Z> hz = z.to_vector(), hrow = row.to_vector();
+  const std::vector<double> hf = f.to_vector(), hf2 = f2.to_vector(), hf3 = f3.to_vector();
+  const std::vector<std::int8_t> hh = h.to_vector();
+  const std::vector<float> hg = g.to_vector(), hcol = col.to_vector();
+  auto t = [&](std::size_t k) { return (k % c) * r + k / c; }; // x.T()[k / c, k % c] of a c x r x
+  // complex128 and float64 staged (97.5 KiB), g read along the walk, row broadcast.
+  expect(std::to_string(r) + "x" + std::to_string(c) + " z.T() * f.T() + g - row", z.T() * f.T() + g - row, r * c,
+         [&](auto k) { return hz[t(k)] * hf[t(k)] + double(hg[k]) - hrow[k % c]; }, 1e-13);
+  // int8 past the budget: read directly, across the walk; column broadcast.
+  expect(std::to_string(r) + "x" + std::to_string(c) + " z.T() + f.T() * h.T() + col", z.T() + f.T() * h.T() + col, r * c,
+         [&](auto k) { return hz[t(k)] + hf[t(k)] * double(hh[t(k)]) + double(hcol[k / c]); }, 1e-13);
+  // Three float64 tiles fit, the fourth input is read directly.
+  expect(std::to_string(r) + "x" + std::to_string(c) + " f.T() - f2.T() * f3.T() + h.T()", f.T() - f2.T() * f3.T() + h.T(), r * c,
+         [&](auto k) { return Z(hf[t(k)] - hf2[t(k)] * hf3[t(k)] + hh[t(k)]); }, 1e-13);
+  // A transposed destination: the walk follows its memory, so the
+  // C-order operands are the transposed ones.
+  kiln::array<double> dst = f2.copy(); // c x r
+  kiln::array<double> dt = dst.T();
+  kiln::array<Z> zc = z.T().copy(); // r x c, C order
+  dt += kiln::abs(zc) * 2.0 + g;
+  expect(std::to_string(r) + "x" + std::to_string(c) + " dst.T() += abs(zc) * 2 + g", dst, r * c, [&](auto k) {
+    const std::size_t p = k / r, q = k % r; // dst[p][q] += abs(z.T()[q][p]) * 2 + g[q][p]
+    return Z(hf2[k] + std::abs(hz[k]) * 2.0 + double(hg[q * c + p]));
+  }, 1e-13);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -166,6 +206,10 @@ int main(int argc, char **argv) {
   permutations<double>(rng, "float64", 1e-14);
   blocks<float>(rng, "float32", 1e-6);
   blocks<double>(rng, "float64", 1e-14);
+  if (!hashing) // results r x c: square tiles with edges, narrow ones (3 to 33 columns), shallow ones
+    for (auto [r, c] : {std::pair<std::int64_t, std::int64_t>{261, 139}, {20011, 3}, {3001, 16}, {2001, 33},
+                        {5, 30011}, {36, 5003}})
+      mixed_orders(rng, r, c);
 
   // Narrow and wide vector widths: int8 (16 a vector), complex (1).
   {

@@ -325,7 +325,7 @@ private:
         scf::YieldOp::create(b, loc, upd.values);
       }
       if (layout_ == Layout::General && !cache_) // every element comes here: four loads a thread in flight
-        return unrollLoop(tail, 4);
+        return unrollLoop(tail, 4, /*maskedTail=*/true);
       return SmallVector<Value>(tail.getResults());
     };
     if (!(layout_ == Layout::General && dynamic_))
@@ -361,7 +361,8 @@ private:
         next.append(step.begin(), step.end());
         scf::YieldOp::create(b, loc, next);
       }
-      SmallVector<Value> results = unrollLoop(loop, 4);
+      // Short columns (a few rows each) come here: their elements read at once.
+      SmallVector<Value> results = unrollLoop(loop, 4, /*maskedTail=*/true);
       scf::YieldOp::create(b, loc, ValueRange(results).take_front(n));
       b.setInsertionPointToStart(branch.elseBlock());
       scf::YieldOp::create(b, loc, tailLoop());

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -471,10 +472,60 @@ static void hoistLoads(Block &body) {
       place(load);
 }
 
-SmallVector<Value> unrollLoop(scf::ForOp loop, unsigned factor) {
+/// Replaces `tail`, a loop of fewer than `copies + 1` iterations without
+/// writes, by `copies` copies of its body in straight-line code: copy u runs
+/// at iteration u where there is one, else at the first (whose reads are
+/// valid) with its results discarded; none runs where the loop has no
+/// iteration. Returns the values of the loop's results.
+static SmallVector<Value> maskTail(scf::ForOp tail, unsigned copies) {
+  Block &body = *tail.getBody();
+  if (llvm::any_of(body, [](Operation &op) { return hasEffect<MemoryEffects::Write>(&op); }))
+    return SmallVector<Value>(tail.getResults());
+  OpBuilder b(tail);
+  Location loc = tail.getLoc();
+  Value lb = tail.getLowerBound(), ub = tail.getUpperBound(), step = tail.getStep();
+  const bool isUnsigned = tail.getUnsignedCmp();
+  auto before = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, x, y);
+  };
+  auto branch = scf::IfOp::create(b, loc, tail.getResultTypes(), before(lb, ub), /*withElseRegion=*/true);
+  b.setInsertionPointToStart(branch.thenBlock());
+  SmallVector<Value> current(tail.getInitArgs());
+  auto yield = cast<scf::YieldOp>(body.getTerminator());
+  Value iv = lb;
+  for (unsigned u = 0; u < copies; ++u) {
+    Value valid;
+    Value at = lb;
+    if (u) {
+      iv = arith::AddIOp::create(b, loc, iv, step);
+      valid = before(iv, ub);
+      at = arith::SelectOp::create(b, loc, valid, iv, lb);
+    }
+    IRMapping map;
+    map.map(tail.getInductionVar(), at);
+    for (auto [arg, value] : llvm::zip(tail.getRegionIterArgs(), current))
+      map.map(arg, value);
+    for (Operation &op : body.without_terminator())
+      b.clone(op, map);
+    for (auto [i, next] : llvm::enumerate(yield.getOperands())) {
+      Value v = map.lookupOrDefault(next);
+      current[i] = valid ? arith::SelectOp::create(b, loc, valid, v, current[i]).getResult() : v;
+    }
+  }
+  scf::YieldOp::create(b, loc, current);
+  b.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b, loc, tail.getInitArgs());
+  tail.replaceAllUsesWith(branch.getResults());
+  tail.erase();
+  return SmallVector<Value>(branch.getResults());
+}
+
+SmallVector<Value> unrollLoop(scf::ForOp loop, unsigned factor, bool maskedTail) {
   FailureOr<UnrolledLoopInfo> info = loopUnrollByFactor(loop, factor);
   if (succeeded(info) && info->mainLoopOp)
     hoistLoads(*info->mainLoopOp->getBody());
+  if (succeeded(info) && info->epilogueLoopOp && maskedTail && factor > 1)
+    return maskTail(*info->epilogueLoopOp, factor - 1);
   if (succeeded(info) && info->epilogueLoopOp)
     return SmallVector<Value>(info->epilogueLoopOp->getResults());
   if (succeeded(info) && info->mainLoopOp)

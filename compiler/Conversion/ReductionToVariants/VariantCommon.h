@@ -159,8 +159,12 @@ struct LevelStates {
 
 /// Unrolls `loop` by `factor` (several iterations' loads in flight) and
 /// returns the values its results had: those of the remainder loop when the
-/// unrolling made one.
-llvm::SmallVector<mlir::Value> unrollLoop(mlir::scf::ForOp loop, unsigned factor);
+/// unrolling made one. With `maskedTail` the remainder (fewer than `factor`
+/// iterations) is not a loop but `factor - 1` copies of the body, each
+/// reading at a valid iteration and kept only where its own is one, so that
+/// a thread's few elements (a short column, a short row's tail) are read
+/// all at once instead of one latency after the other.
+llvm::SmallVector<mlir::Value> unrollLoop(mlir::scf::ForOp loop, unsigned factor, bool maskedTail = false);
 
 /// for (iv = start; iv < end; iv += step), as a loop from 0 over the trip
 /// count (so that it unrolls safely when start > end): `body` gets iv and

@@ -1,6 +1,7 @@
-// Rank 2 stages tiles through shared memory only within a budget (48 KiB):
-// nine complex128 inputs would need 585 KiB, so _strided2 walks 8x8 tiles
-// without workgroup buffers instead.
+// Rank 2 stages the tiles of transposed inputs in dynamic shared memory
+// within a budget (99 KiB), in input order: of nine complex128 inputs (a
+// square tile of 65 KiB each) the first transposed one is staged and each later one
+// only if the ones before were not; the rest are read directly.
 // RUN: %kiln-opt %s --kiln-generate-variants | %FileCheck %s
 
 #id = affine_map<(i) -> (i)>
@@ -26,8 +27,9 @@ func.func @wide(%a0: tensor<?xcomplex<f64>>, %a1: tensor<?xcomplex<f64>>, %a2: t
 }
 
 // CHECK: gpu.func @wide_strided2(
-// CHECK-NOT: workgroup
-// CHECK-SAME: kernel
-// CHECK-NOT: gpu.barrier
-// CHECK: arith.shrui
+// CHECK: gpu.dynamic_shared_memory
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %{{.*}}, %c101376
+// CHECK: memref.view {{.*}} to memref<?xcomplex<f64>, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: memref.view {{.*}} to memref<?xcomplex<f64>, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
 // CHECK: gpu.return

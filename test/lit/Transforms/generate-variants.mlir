@@ -41,19 +41,47 @@ func.func @axpy(%x: tensor<?xf32>, %y: tensor<?xf32>, %a: f32) -> tensor<?xf32> 
 // CHECK-NOT: arith.divui
 // CHECK: gpu.return
 
-// Rank 2 stages a 64x64 tile of every input through shared memory (padded
-// to 65 columns), reading each input in the order its strides make
-// contiguous, then computes and writes row by row, with 512-thread blocks
-// (8 elements a thread; the runtime reads the size back).
+// Rank 2 stages the tile (4096 elements: 64 x 64, or fewer columns or rows
+// where the walk is narrow or shallow; padded by a
+// column) of each input read across the walk -- a nonzero outer stride
+// smaller than the inner one, decided at run time -- in dynamic shared
+// memory, packed in input order while the tiles fit 99 KiB; the other
+// inputs are read directly, row by row, as the outputs are written. 512-thread blocks (8
+// elements a thread; the runtime reads the size back), two blocks a
+// multiprocessor (.minnctapersm 2).
 // CHECK: gpu.func @axpy_strided2(%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>
-// CHECK-SAME: workgroup(%[[T0:.*]] : memref<64x65xf32, #gpu.address_space<workgroup>>, %[[T1:.*]] : memref<64x65xf32, #gpu.address_space<workgroup>>)
-// CHECK-SAME: kernel attributes {kiln.programmatic_launch, known_block_size = array<i32: 512, 1, 1>}
-// CHECK: memref.extract_strided_metadata
-// CHECK: arith.cmpi ult
+// CHECK-NOT: workgroup(
+// CHECK-SAME: kernel attributes {kiln.programmatic_launch, known_block_size = array<i32: 512, 1, 1>, nvvm.minctasm = 2 : i32}
+// CHECK: arith.cmpi ult, %{{.*}}, %c64
+// CHECK: %[[DYN:.*]] = gpu.dynamic_shared_memory
+// CHECK: memref.extract_strided_metadata %arg0
+// CHECK: %[[ACROSS0:.*]] = arith.cmpi ult
+// CHECK: %[[NONZERO0:.*]] = arith.andi %{{.*}}, %[[ACROSS0]]
+// CHECK: %[[FITS0:.*]] = arith.cmpi ule, %{{.*}}, %c101376
+// CHECK: %[[STAGED0:.*]] = arith.andi %[[NONZERO0]], %[[FITS0]]
+// CHECK: %[[T0:.*]] = memref.view %[[DYN]][%{{.*}}][%{{.*}}] : memref<?xi8, #gpu.address_space<workgroup>> to memref<?xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[USED:.*]] = arith.select %[[STAGED0]]
+// CHECK: memref.view %[[DYN]][%[[USED]]]
 // CHECK: scf.for
-// CHECK: memref.store %{{.*}}, %[[T0]]
+// CHECK: scf.if %[[STAGED0]] {
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<?xf32>
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[T0]]
 // CHECK: gpu.barrier
-// CHECK: memref.load %[[T0]]
+// CHECK: scf.if %[[STAGED0]] -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-COUNT-8: memref.load %[[T0]]
+// CHECK: } else {
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<?xf32>
+// CHECK: arith.mulf
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: memref.store %{{.*}} : memref<?xf32>
+// A tile at the edge: past it the tile's first element is read and nothing
+// is written.
+// CHECK: } else {
+// CHECK: arith.select
+// CHECK: gpu.barrier
+// CHECK: arith.mulf
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}} : memref<?xf32>
 // CHECK: gpu.barrier
 // 3-d and 4-d: the linear index is split with remainders and divisions.
 // CHECK: gpu.func @axpy_strided3

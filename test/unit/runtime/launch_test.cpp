@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -575,6 +576,68 @@ TEST(ElementwiseDims, OneVectorAThreadInFullBlocks) {
       EXPECT_LT(i64(d.grid - 1) * d.block, threads) << n << " " << variant;
     }
   }
+}
+
+TEST(StagedTile, SquareNarrowOrShallow) {
+  using kiln::detail::launch::staged_tile;
+  auto shape = [](i64 rows, i64 cols) {
+    const auto t = staged_tile(rows, cols);
+    EXPECT_EQ(t.rows * t.cols, 4096) << rows << " x " << cols;
+    return std::pair<i64, i64>(t.rows, t.cols);
+  };
+  using S = std::pair<i64, i64>;
+  EXPECT_EQ(shape(16384, 16384), S(64, 64));
+  EXPECT_EQ(shape(64, 64), S(64, 64));
+  // Fewer than 64 columns: the edge from 8 to 64 that pads them least, the
+  // longer on a tie.
+  EXPECT_EQ(shape(5425588, 3), S(512, 8));
+  EXPECT_EQ(shape(1000, 1), S(512, 8));
+  EXPECT_EQ(shape(3096045, 16), S(256, 16));
+  EXPECT_EQ(shape(525159, 33), S(512, 8));  // 5 tiles of 8, not 1 of 64
+  EXPECT_EQ(shape(525159, 48), S(256, 16)); // 3 of 16
+  EXPECT_EQ(shape(9, 63), S(64, 64));
+  EXPECT_EQ(shape(9, 32), S(128, 32));
+  // Fewer than 64 rows (and 64 columns or more): likewise.
+  EXPECT_EQ(shape(5, 262144), S(8, 512));
+  EXPECT_EQ(shape(20, 100), S(8, 512)); // 3 of 8 rows, not 1 of 32
+  EXPECT_EQ(shape(36, 262144), S(8, 512));
+  EXPECT_EQ(shape(60, 262144), S(64, 64));
+}
+
+TEST(StagedSharedBytes, TransposedInputsInOrderWhileTheyFit) {
+  using kiln::detail::launch::staged_shared_bytes;
+  // (outer, inner) strides of each input over a rows x cols walk, and its
+  // item size.
+  auto bytes = [](i64 rows, i64 cols, std::initializer_list<std::array<i64, 3>> inputs) {
+    std::vector<i64> outer, inner, item;
+    for (const auto &in : inputs) {
+      outer.push_back(in[0]);
+      inner.push_back(in[1]);
+      item.push_back(in[2]);
+    }
+    return staged_shared_bytes(rows, cols, static_cast<int>(inputs.size()), outer.data(), inner.data(),
+                               item.data());
+  };
+  const i64 tile = 64 * 65, n = 4096;
+  // Along the walk (row order), broadcast rows or columns and scalars: none.
+  EXPECT_EQ(bytes(n, n, {{4096, 1, 4}, {0, 1, 8}, {1, 0, 4}, {0, 0, 16}, {8192, 2, 4}}), 0u);
+  // A transposed view, and one walked backwards: a tile each.
+  EXPECT_EQ(bytes(n, n, {{1, 4096, 4}, {4096, 1, 4}}), unsigned(tile * 4));
+  EXPECT_EQ(bytes(n, n, {{-1, -4096, 8}, {1, 300, 1}}), unsigned(tile * 9));
+  // complex128 (65 KiB a tile) and a float64 fit 99 KiB (97.5 KiB); a
+  // float32 and an int8 after them no longer do, a float32 instead of the
+  // float64 leaves room for an int8.
+  EXPECT_EQ(bytes(n, n, {{1, 100, 16}, {1, 100, 8}, {1, 100, 4}, {1, 100, 1}}), unsigned(tile * 24));
+  EXPECT_EQ(bytes(n, n, {{1, 100, 16}, {100, 1, 8}, {1, 100, 4}, {1, 100, 1}}), unsigned(tile * 21));
+  // Two complex128 tiles never: the first only.
+  EXPECT_EQ(bytes(n, n, {{1, 100, 16}, {1, 100, 16}}), unsigned(tile * 16));
+  // Within the budget whatever the inputs: three float64 tiles of four.
+  EXPECT_LE(bytes(n, n, {{1, 9, 8}, {1, 9, 8}, {1, 9, 8}, {1, 9, 8}}), 99u * 1024);
+  EXPECT_EQ(bytes(n, n, {{1, 9, 8}, {1, 9, 8}, {1, 9, 8}, {1, 9, 8}}), unsigned(tile * 8 * 3));
+  // Three columns: 512 x 8 tiles, padded to 512 x 9.
+  EXPECT_EQ(bytes(5425588, 3, {{1, 5425588, 1}, {3, 1, 16}}), unsigned(512 * 9));
+  // Five rows: 8 x 512 tiles, padded to 8 x 513.
+  EXPECT_EQ(bytes(5, 262144, {{1, 5, 4}}), unsigned(8 * 513 * 4));
 }
 
 TEST_F(LaunchElementwise, MisalignedViewFallsBackToStrided) {
