@@ -929,7 +929,11 @@ private:
     auto passesOf = [&](unsigned i, const Walk &w, bool edge) {
       const FlatOperand &f = flat[i];
       Value origin = add(f.offset, add(mul(r0, f.s0), mul(c0, f.s1)));
-      Value r = add(r0, w.lr), c = add(c0, w.lc);
+      Value r, c; // the element's row and column, at the edge
+      if (edge) {
+        r = add(r0, w.lr);
+        c = add(c0, w.lc);
+      }
       Value offset = add(origin, add(mul(w.lr, f.s0), mul(w.lc, f.s1)));
       Value slot = add(mul(w.lr, pitch), w.lc);
       Value step = add(mul(w.dlr, f.s0), mul(w.dlc, f.s1)), slotStep = add(mul(w.dlr, pitch), w.dlc);

@@ -320,7 +320,8 @@ static bool programmatic_launch_enabled() {
 }
 
 staged_tile_shape staged_tile(std::int64_t rows, std::int64_t cols) noexcept {
-  constexpr int all = 12, square = 6, least = 3; // 4096 elements, 64 x 64, edges of 8 at least
+  constexpr int all = 12, square = 6, least = 3; // staged_tile_elements, 64 x 64, edges of 8 at least
+  static_assert(std::int64_t(1) << all == staged_tile_elements);
   // Of the edges from 8 to 64, the one that pads `n` least, the longer on a tie.
   auto fitted_log = [](std::int64_t n) {
     int best = square;
@@ -340,13 +341,14 @@ staged_tile_shape staged_tile(std::int64_t rows, std::int64_t cols) noexcept {
   return {std::int64_t(1) << (all - log_cols), std::int64_t(1) << log_cols};
 }
 
-unsigned staged_shared_bytes(std::int64_t rows, std::int64_t cols, int num_inputs, const std::int64_t *outer,
-                             const std::int64_t *inner, const std::int64_t *item) noexcept {
+unsigned staged_shared_bytes(std::int64_t rows, std::int64_t cols, int num_inputs, const std::int64_t *strides,
+                             int pitch, const std::int64_t *item) noexcept {
   const staged_tile_shape tile = staged_tile(rows, cols);
   std::int64_t used = 0;
   for (int j = 0; j < num_inputs; ++j) {
     const std::int64_t bytes = tile.rows * (tile.cols + 1) * item[j];
-    const bool across = outer[j] != 0 && std::abs(outer[j]) < std::abs(inner[j]);
+    const std::int64_t outer = strides[j * pitch], inner = strides[j * pitch + 1];
+    const bool across = outer != 0 && std::abs(outer) < std::abs(inner);
     if (across && used + bytes <= staged_budget)
       used += bytes;
   }

@@ -61,11 +61,12 @@ staged_tile_shape staged_tile(std::int64_t rows, std::int64_t cols) noexcept;
 /// Dynamic shared memory of a `_strided2` launch over a `rows` x `cols`
 /// walk: the kernel stages, in input order while they fit staged_budget,
 /// the tile (padded by an element a row) of each input read across the walk
-/// -- outer stride `outer[j]` not 0 and smaller in magnitude than the inner
-/// one `inner[j]` -- of `item[j]` bytes an element. The kernel decides by
-/// the same rule from the same strides. Pure arithmetic.
-unsigned staged_shared_bytes(std::int64_t rows, std::int64_t cols, int num_inputs, const std::int64_t *outer,
-                             const std::int64_t *inner, const std::int64_t *item) noexcept;
+/// -- outer stride `strides[j * pitch]` not 0 and smaller in magnitude than
+/// the inner one `strides[j * pitch + 1]` -- of `item[j]` bytes an element.
+/// The kernel decides by the same rule from the same strides. Pure
+/// arithmetic.
+unsigned staged_shared_bytes(std::int64_t rows, std::int64_t cols, int num_inputs, const std::int64_t *strides,
+                             int pitch, const std::int64_t *item) noexcept;
 
 /// Launches `variant` of `k` on GPU `ordinal` (whose context the caller made
 /// current) over `n` > 0 elements on `stream` (a CUstream), with `args` as

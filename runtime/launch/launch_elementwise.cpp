@@ -451,19 +451,12 @@ void launch_elementwise(const fused_kernel &k,
              : lines ? launch::lines_variant
                      : kernel_rank,
              st.native_handle());
-  if (run.variant == 2 && !run.host) {
-    // `_strided2` stages the tiles of the inputs read across its walk in
-    // dynamic shared memory.
-    const int num_inputs = static_cast<int>(inputs.size());
-    small_buffer<std::int64_t, inline_operands> outer_stride(num_inputs), inner_stride(num_inputs), bytes(num_inputs);
-    for (int j = 0; j < num_inputs; ++j) {
-      outer_stride[j] = strides[j * pitch];
-      inner_stride[j] = strides[j * pitch + 1];
-      bytes[j] = static_cast<std::int64_t>(itemsize(k.operand_dtypes ? k.operand_dtypes[j] : inputs[j]->dtype()));
-    }
-    run.shared_bytes =
-        launch::staged_shared_bytes(sizes[0], sizes[1], num_inputs, outer_stride.data(), inner_stride.data(), bytes.data());
-  }
+  small_buffer<std::int64_t, inline_operands> item(num_operands); // bytes an element
+  for (int j = 0; j < num_operands; ++j)
+    item[j] = static_cast<std::int64_t>(itemsize(operands[j]->dtype()));
+  if (run.variant == 2 && !run.host) // `_strided2` stages the inputs read across its walk
+    run.shared_bytes = launch::staged_shared_bytes(sizes[0], sizes[1], static_cast<int>(inputs.size()),
+                                                   strides.data(), pitch, item.data());
 
   // Parameters: each operand's expanded memref, then each scalar pointer.
   const int fields_per_operand = 3 + 2 * kernel_rank;
@@ -486,9 +479,6 @@ void launch_elementwise(const fused_kernel &k,
   }
   pack_args(args.data(), fields.data(), num_operands, kernel_rank, scalars);
 
-  small_buffer<std::int64_t, inline_operands> item(num_operands);
-  for (int j = 0; j < num_operands; ++j)
-    item[j] = static_cast<std::int64_t>(itemsize(operands[j]->dtype()));
   // One block: the GPU launch, or the host variant on the host's threads.
   auto block = [&] {
     if (run.host && inner_numel >= 2 * host_parallel_grain)

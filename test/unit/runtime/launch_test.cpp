@@ -609,14 +609,12 @@ TEST(StagedSharedBytes, TransposedInputsInOrderWhileTheyFit) {
   // (outer, inner) strides of each input over a rows x cols walk, and its
   // item size.
   auto bytes = [](i64 rows, i64 cols, std::initializer_list<std::array<i64, 3>> inputs) {
-    std::vector<i64> outer, inner, item;
+    std::vector<i64> strides, item; // a pitch of 3: (outer, inner, unused) an input
     for (const auto &in : inputs) {
-      outer.push_back(in[0]);
-      inner.push_back(in[1]);
+      strides.insert(strides.end(), {in[0], in[1], -7});
       item.push_back(in[2]);
     }
-    return staged_shared_bytes(rows, cols, static_cast<int>(inputs.size()), outer.data(), inner.data(),
-                               item.data());
+    return staged_shared_bytes(rows, cols, static_cast<int>(inputs.size()), strides.data(), 3, item.data());
   };
   const i64 tile = 64 * 65, n = 4096;
   // Along the walk (row order), broadcast rows or columns and scalars: none.
