@@ -6,11 +6,16 @@
 //===----------------------------------------------------------------------===//
 #include "Driver/Command.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <optional>
 
 namespace kiln::driver {
 
@@ -39,7 +44,9 @@ std::string quoteCommand(const std::vector<std::string> &argv) {
   return line;
 }
 
-int runCommand(const std::vector<std::string> &argv, bool verbose) {
+namespace {
+
+int execute(const std::vector<std::string> &argv, bool verbose, const std::optional<llvm::StringRef> &outputFile) {
   if (argv.empty())
     return -1;
   std::string program = argv[0];
@@ -58,14 +65,34 @@ int runCommand(const std::vector<std::string> &argv, bool verbose) {
   llvm::SmallVector<llvm::StringRef> args(argv.begin(), argv.end());
   std::string message;
   bool failed = false;
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, outputFile, outputFile};
   int code = llvm::sys::ExecuteAndWait(
-      program, args, /*Env=*/std::nullopt, /*Redirects=*/{},
+      program, args, /*Env=*/std::nullopt,
+      outputFile ? llvm::ArrayRef<std::optional<llvm::StringRef>>(redirects)
+                 : llvm::ArrayRef<std::optional<llvm::StringRef>>(),
       /*SecondsToWait=*/0, /*MemoryLimit=*/0, &message, &failed);
   if (failed || code < 0) {
     reportError("'" + argv[0] + "' failed" +
                 (message.empty() ? "" : ": " + message));
     return code < 0 ? -1 : (code == 0 ? 1 : code);
   }
+  return code;
+}
+
+} // namespace
+
+int runCommand(const std::vector<std::string> &argv, bool verbose) { return execute(argv, verbose, std::nullopt); }
+
+int runCommandCapturing(const std::vector<std::string> &argv, bool verbose, std::string &output) {
+  llvm::SmallString<128> path;
+  if (llvm::sys::fs::createTemporaryFile("kilnc", "log", path)) {
+    output.clear();
+    return execute(argv, verbose, std::nullopt);
+  }
+  int code = execute(argv, verbose, path.str());
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  output = buffer ? (*buffer)->getBuffer().str() : std::string();
+  llvm::sys::fs::remove(path);
   return code;
 }
 

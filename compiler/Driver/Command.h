@@ -16,6 +16,10 @@ namespace kiln::driver {
 /// exit code, or -1 when it could not start (a message is printed).
 int runCommand(const std::vector<std::string> &argv, bool verbose);
 
+/// runCommand with the command's stdout and stderr kept in `output`
+/// instead of printed.
+int runCommandCapturing(const std::vector<std::string> &argv, bool verbose, std::string &output);
+
 /// The command line as a shell would need it written.
 std::string quoteCommand(const std::vector<std::string> &argv);
 

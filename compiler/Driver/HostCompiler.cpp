@@ -1,6 +1,7 @@
 //===- Driver/HostCompiler.cpp - The host compiler and linker steps -------===//
 //
-// Builds and runs the host compiler, `ld -r` and link command lines.
+// Builds and runs the host compiler, `ld -r` and link command lines, and
+// compiles the host translation units of CUDA source literals.
 //
 //===----------------------------------------------------------------------===//
 #include "Driver/HostCompiler.h"
@@ -56,7 +57,7 @@ int compileObject(const SourceJob &job, const StageOutputs &stages,
     if (ptxPath.empty() || !TempFiles::write(ptxPath, stages.ptx))
       return ExitCompileError;
   }
-  bool hasKernelObject = !stages.hostObject.empty();
+  bool hasKernelObject = !stages.hostObject.empty() || !stages.rawModuleObjects.empty();
   std::string hostObject = objectPath;
   if (hasKernelObject) {
     hostObject = temps.create(job.source, "kiln.o");
@@ -99,18 +100,79 @@ int compileObject(const SourceJob &job, const StageOutputs &stages,
 
   if (!hasKernelObject)
     return ExitSuccess;
-  std::string kernelObject = temps.create(job.source, "kernels.o");
-  if (kernelObject.empty() ||
-      !TempFiles::write(kernelObject, stages.hostObject))
-    return ExitCompileError;
+  std::vector<std::string> ld = {tc.ld, "-r", "-o", objectPath, hostObject};
+  if (!stages.hostObject.empty()) {
+    std::string kernelObject = temps.create(job.source, "kernels.o");
+    if (kernelObject.empty() ||
+        !TempFiles::write(kernelObject, stages.hostObject))
+      return ExitCompileError;
+    ld.push_back(kernelObject);
+  }
+  for (size_t i = 0; i < stages.rawModuleObjects.size(); ++i) {
+    std::string moduleObject =
+        temps.create(job.source, "raw_modules_" + std::to_string(i) + ".o");
+    if (moduleObject.empty() ||
+        !TempFiles::write(moduleObject, stages.rawModuleObjects[i]))
+      return ExitCompileError;
+    ld.push_back(moduleObject);
+  }
   if (tc.ld.empty()) {
     reportError("cannot find 'ld' to add the kernels to '" + objectPath +
                 "' (set KILN_LD or put ld on PATH)");
     return ExitCompileError;
   }
-  code = runCommand({tc.ld, "-r", "-o", objectPath, hostObject, kernelObject},
-                    opts.verbose);
+  code = runCommand(ld, opts.verbose);
   return code == 0 ? ExitSuccess : ExitCompileError;
+}
+
+bool compileRawModuleHost(frontend::RawModuleDecl &module, const SourceJob &job, const DriverOptions &opts,
+                          const Toolchain &tc, TempFiles &temps, std::string &object) {
+  frontend::RawHostModule &host = module.host;
+  const std::string origin = module.file + ":" + std::to_string(module.line);
+  auto fail = [&](const std::string &why) {
+    reportWarning("the CUDA source at " + origin + " does not compile for the host (" + why +
+                  "); its kernels run only on a GPU");
+    host.translationUnit.clear();
+    host.kernels.clear();
+    host.unsupported = "the host compiler rejected it: " + why;
+    return false;
+  };
+  std::string cppPath = temps.create(job.source, "raw_module_" + std::to_string(module.line) + ".cpp");
+  std::string objPath = temps.create(job.source, "raw_module_" + std::to_string(module.line) + ".o");
+  if (cppPath.empty() || objPath.empty() || !TempFiles::write(cppPath, host.translationUnit))
+    return fail("kilnc could not write its files");
+  std::vector<std::string> argv = tc.hostCompiler;
+  argv.insert(argv.end(), {"-std=c++20", "-w", "-x", "c++"});
+  argv.push_back("-O" + std::to_string(job.optLevel >= 0 ? job.optLevel : 3));
+  // The flags of the user's compile that shape code, not its meaning.
+  for (const std::string &flag : job.compileFlags) {
+    llvm::StringRef f = flag;
+    if (f.starts_with("-g") || f.starts_with("-m") || f.starts_with("-fsanitize") || f == "-fPIC" ||
+        f == "-fpic" || f == "-fPIE" || f == "-fpie" || f == "-fno-pic" || f == "-fno-pie" || f == "-pthread")
+      argv.push_back(flag);
+  }
+  argv.push_back("-I" + tc.includeDir);
+  argv.insert(argv.end(), {"-isystem", tc.includeDir + "/kiln/cuda_host"});
+  for (const std::string &dir : tc.cudaHostIncludes)
+    argv.insert(argv.end(), {"-isystem", dir});
+  argv.insert(argv.end(), host.flags.begin(), host.flags.end());
+  argv.insert(argv.end(), {"-c", cppPath, "-o", objPath});
+  std::string output;
+  if (runCommandCapturing(argv, opts.verbose, output) != 0) {
+    llvm::StringRef text(output), first;
+    while (!text.empty() && first.empty()) {
+      auto [line, rest] = text.split('\n');
+      if (line.contains("error"))
+        first = line.trim();
+      text = rest;
+    }
+    return fail(first.empty() ? "'" + argv.front() + "' failed" : first.str());
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(objPath);
+  if (!buffer)
+    return fail("kilnc could not read the object file");
+  object = (*buffer)->getBuffer().str();
+  return true;
 }
 
 int linkProgram(const std::vector<std::string> &inputs,

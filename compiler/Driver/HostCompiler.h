@@ -27,6 +27,16 @@ int compileObject(const SourceJob &job, const StageOutputs &stages,
                   const DriverOptions &opts, const Toolchain &tc,
                   TempFiles &temps, const std::string &objectPath);
 
+/// Compiles the host translation unit of CUDA source literal `module`
+/// (Frontend/RawModuleHost.h) with the host compiler and `job`'s
+/// optimization, debug, code-model and sanitizer flags, into `object` (the
+/// object file's bytes). When the host compiler fails: a warning naming the
+/// literal and the compiler's first error, and `module.host` loses its
+/// translation unit and kernels and says why (its kernels then run only on
+/// a GPU). Returns false then.
+bool compileRawModuleHost(frontend::RawModuleDecl &module, const SourceJob &job, const DriverOptions &opts,
+                          const Toolchain &tc, TempFiles &temps, std::string &object);
+
 /// Links `inputs` (objects and linker flags, in order) with the runtime into
 /// `output`. Returns an ExitCode.
 int linkProgram(const std::vector<std::string> &inputs,

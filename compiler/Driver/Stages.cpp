@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "Driver/Stages.h"
 #include "Driver/Command.h"
+#include "Driver/HostCompiler.h"
 #include "Driver/RawModuleImages.h"
+#include "Driver/TempFiles.h"
 #include "Pipeline/Pipeline.h"
 #include "Rewrite/KernelTable.h"
 
@@ -45,6 +47,10 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
   fopts.kilnIncludeDir = tc.includeDir;
   fopts.rawModules.enabled = !opts.cudaHostOnly;
   fopts.rawModules.nvrtcLibrary = tc.nvrtc;
+  fopts.rawModules.host = stop == StopAfter::Compile && !forPtx;
+  fopts.rawModules.resourceDir = tc.resourceDir;
+  fopts.rawModules.kilnIncludeDir = tc.includeDir;
+  fopts.rawModules.hostSystemIncludes = tc.cudaHostIncludes;
   frontend::FrontendResult fres;
   reportStage(opts.verbose, "frontend: " + job.source);
   if (!frontend::translate(fopts, context, fres))
@@ -80,6 +86,17 @@ int runStages(const SourceJob &job, const DriverOptions &opts,
   if (stop == StopAfter::Compile && !forPtx &&
       !bundleRawModules(fres.rawModules, opts, tc, context, /*quiet=*/hasKernels))
     return ExitCompileError;
+  if (stop == StopAfter::Compile && !forPtx && opts.emit == EmitKind::None) {
+    TempFiles temps(opts.saveTemps);
+    for (frontend::RawModuleDecl &m : fres.rawModules) {
+      if (m.host.translationUnit.empty())
+        continue;
+      reportStage(opts.verbose, "host compiler: the CUDA source at " + m.file + ":" + std::to_string(m.line));
+      std::string object;
+      if (compileRawModuleHost(m, job, opts, tc, temps, object))
+        out.rawModuleObjects.push_back(std::move(object));
+    }
+  }
   if (stop == StopAfter::Fuse) {
     out.fusedMlir = fres.module ? printModule(*fres.module) : "";
     return ExitSuccess;

@@ -41,6 +41,9 @@ struct StageOutputs {
   std::string ptxSm90;    ///< the sm_90 variants' PTX (thread-block clusters), if any
   std::string cpp;        ///< rewritten source + kernel table
   std::string hostObject; ///< the kernels' host variants (ELF), may be empty
+  /// The host code of CUDA source literals (ELF objects), one per literal
+  /// that compiled for the host.
+  std::vector<std::string> rawModuleObjects;
   unsigned numKernels = 0;
   std::vector<frontend::FusionRecord> report;
   std::vector<frontend::RawKernelDecl> rawKernels; ///< for --fusion-report

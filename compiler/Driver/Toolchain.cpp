@@ -89,6 +89,11 @@ Toolchain findToolchain(const char *argv0) {
     tc.fatbinary = findTool("fatbinary", KILN_CONFIG_FATBINARY);
   if (llvm::sys::fs::exists(KILN_CONFIG_NVRTC))
     tc.nvrtc = KILN_CONFIG_NVRTC;
+  std::string cccl = env("KILN_CCCL_INCLUDE");
+  if (cccl.empty() && llvm::sys::fs::is_directory(KILN_CONFIG_CCCL_INCLUDE))
+    cccl = KILN_CONFIG_CCCL_INCLUDE;
+  if (!cccl.empty())
+    tc.cudaHostIncludes.push_back(cccl);
   return tc;
 }
 

@@ -30,6 +30,10 @@ struct Toolchain {
   /// frontend then looks further, and $KILN_NVRTC overrides both
   /// (Frontend/RawModuleLiteral.h).
   std::string nvrtc;
+  /// System include directories for CUDA source compiled for the host (the
+  /// toolkit's libcu++, <cuda/std/...>): $KILN_CCCL_INCLUDE, else the
+  /// configure-time one when it exists.
+  std::vector<std::string> cudaHostIncludes;
 };
 
 /// Finds everything; `argv0` locates the kilnc executable.

@@ -463,8 +463,6 @@ private:
     const cl::StringLiteral *lit = literalOf(call->getArg(0), ctx_.ast);
     if (!lit)
       return true; // a string known at run time: NVRTC at run time, as written
-    if (!opts_.enabled)
-      return true; // --cuda-host-only: no GPU code at build time
     cl::CharSourceRange range = cl::Lexer::makeFileCharRange(cl::CharSourceRange::getTokenRange(call->getSourceRange()),
                                                              sm_, ctx_.ast.getLangOpts());
     if (range.isInvalid()) {
@@ -486,21 +484,86 @@ private:
       lists[a - 1] = std::move(*l);
     }
     const std::vector<std::string> &userOptions = lists[0], &names = lists[1];
-    if (nvrtcUnavailable_)
-      return true; // said once
-    std::string whyNot;
-    const Nvrtc *lib = loadNvrtc(opts_.nvrtcLibrary, whyNot);
-    if (!lib) {
-      nvrtcUnavailable_ = true;
-      leave(call->getBeginLoc(), whyNot + " (set KILN_NVRTC to libnvrtc.so of the CUDA toolkit)");
-      return true;
+    const std::string source = lit->getString().str();
+    const Nvrtc *lib = nullptr;
+    if (opts_.enabled && !nvrtcUnavailable_) {
+      std::string whyNot;
+      lib = loadNvrtc(opts_.nvrtcLibrary, whyNot);
+      if (!lib) {
+        nvrtcUnavailable_ = true;
+        report(call->getBeginLoc(), warningId_,
+               whyNot + " (set KILN_NVRTC to libnvrtc.so of the CUDA toolkit); this CUDA source is compiled by NVRTC "
+                        "at its first launch on a GPU");
+      }
     }
+    RawModuleDecl d;
+    cl::PresumedLoc p = sm_.getPresumedLoc(sm_.getExpansionLoc(call->getBeginLoc()));
+    d.file = p.isValid() ? p.getFilename() : "";
+    d.line = p.isValid() ? p.getLine() : 0;
+    d.nameExpressions = names;
+    const std::string accessor = ctx_.newAccessor();
+    if (lib && !compileForGpu(*lib, call, lit, source, userOptions, names, d))
+      return false;
+    if (opts_.host)
+      compileForHost(call, lit, source, userOptions, names, accessor, d);
+    if (!lib) {
+      if (d.host.translationUnit.empty())
+        return true; // neither GPU nor host code here: NVRTC at run time, as written (warned)
+      d.deferred = true;
+      d.source = source;
+      d.options = userOptions;
+      d.target = "";
+      if (d.loweredNames.empty()) // kilnc's own mangling of the name expressions, until NVRTC's
+        for (const std::string &n : names) {
+          auto k = std::find_if(d.host.kernels.begin(), d.host.kernels.end(),
+                                [&](const RawHostKernel &h) { return h.name == n; });
+          d.loweredNames.push_back(k == d.host.kernels.end() ? n : k->symbol);
+        }
+    }
+    d.accessor = "const ::kiln::detail::raw_module_image &" + accessor + "() noexcept";
+    prologue += d.accessor + ";\n";
+    ctx_.replace(range, "::kiln::detail::raw_module_from_image(::" + accessor + "())");
+    modules.push_back(std::move(d));
+    return true;
+  }
 
+  /// The host code of the literal (warnings, never errors).
+  void compileForHost(const cl::CallExpr *call, const cl::StringLiteral *lit, const std::string &source,
+                      const std::vector<std::string> &options, const std::vector<std::string> &names,
+                      const std::string &accessor, RawModuleDecl &d) {
+    RawHostInput in;
+    in.source = source;
+    in.options = options;
+    in.names = names;
+    in.loweredNames = d.loweredNames;
+    in.symbol = accessor + "_host";
+    in.origin = d.file + ":" + std::to_string(d.line);
+    in.resourceDir = opts_.resourceDir;
+    in.kilnIncludeDir = opts_.kilnIncludeDir;
+    in.systemIncludes = opts_.hostSystemIncludes;
+    in.warn = [&](unsigned line, unsigned column, const std::string &text) {
+      cl::SourceLocation at = line ? locate(lit, line, column) : call->getBeginLoc();
+      report(at, warningId_, text);
+      cl::PresumedLoc p = sm_.getPresumedLoc(sm_.getExpansionLoc(at));
+      return p.isValid() ? std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" +
+                               std::to_string(p.getColumn())
+                         : std::string("the CUDA source");
+    };
+    compileRawModuleForHost(in, d.host);
+  }
+
+  /// The GPU code of the literal, by NVRTC: false after an error.
+  bool compileForGpu(const Nvrtc &nvrtc, const cl::CallExpr *call, const cl::StringLiteral *lit,
+                     const std::string &source, const std::vector<std::string> &userOptions,
+                     const std::vector<std::string> &names, RawModuleDecl &d) {
+    const Nvrtc *lib = &nvrtc;
     std::vector<std::string> options = userOptions;
     std::optional<std::string> arch = userArch(options);
     if (!arch)
       options.push_back("-arch=compute_80");
-    const std::string source = lit->getString().str();
+    // The toolkit's libcu++ (<cuda/std/...>), as for the host compilation.
+    for (const std::string &dir : opts_.hostSystemIncludes)
+      options.push_back("--include-path=" + dir);
     Compiled c = compile(*lib, source, options, names);
     cl::SourceLocation optionsAt = call->getNumArgs() > 1 && !userOptions.empty() ? call->getArg(1)->getBeginLoc()
                                                                                    : call->getBeginLoc();
@@ -553,20 +616,10 @@ private:
       return false;
     }
 
-    RawModuleDecl d;
-    cl::PresumedLoc p = sm_.getPresumedLoc(sm_.getExpansionLoc(call->getBeginLoc()));
-    d.file = p.isValid() ? p.getFilename() : "";
-    d.line = p.isValid() ? p.getLine() : 0;
     d.target = arch ? *arch : "compute_80";
     d.ptx = std::move(c.ptx);
     d.fatbin = std::move(c.cubin); // a user's sm_XX target: NVRTC's cubin
-    d.nameExpressions = names;
     d.loweredNames = std::move(c.lowered);
-    std::string accessor = ctx_.newAccessor();
-    d.accessor = "const ::kiln::detail::raw_module_image &" + accessor + "() noexcept";
-    prologue += d.accessor + ";\n";
-    ctx_.replace(range, "::kiln::detail::raw_module_from_image(::" + accessor + "())");
-    modules.push_back(std::move(d));
     return true;
   }
 

@@ -7,14 +7,19 @@
 // inside the literal, and the call becomes
 // `::kiln::detail::raw_module_from_image(<image>())`, the image (PTX, the
 // lowered names of the name expressions, cubins for --cuda-arch added by the
-// driver) being emitted in the kernel table (Rewrite/KernelTable.cpp). What
-// is not compiled here (a source or options that are not literals, no NVRTC,
-// --cuda-host-only) is left to NVRTC at run time. docs/frontend.md, "Raw CUDA
-// modules".
+// driver, the host code's table) being emitted in the kernel table
+// (Rewrite/KernelTable.cpp). The same source is compiled for the host too
+// (RawModuleHost.h): its problems there are warnings, and its kernels then
+// run only on a GPU. Without NVRTC or with --cuda-host-only the image has
+// host code and the source, which NVRTC compiles at the first GPU launch.
+// What is not a literal is left to NVRTC at run time (GPU only).
+// docs/frontend.md, "Raw CUDA modules".
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_FRONTEND_RAWMODULELITERAL_H
 #define KILN_FRONTEND_RAWMODULELITERAL_H
+
+#include "Frontend/RawModuleHost.h"
 
 #include <functional>
 #include <string>
@@ -41,14 +46,28 @@ struct RawModuleDecl {
   std::string fatbin;
   std::vector<std::string> nameExpressions; ///< as written in the call
   std::vector<std::string> loweredNames;    ///< NVRTC's (mangled) names of them
+  /// The host code (its translation unit is compiled by the driver, which
+  /// empties it and sets `unsupported` when the host compiler fails).
+  RawHostModule host;
+  /// No GPU code was made at build time: the image carries the source and
+  /// the options, for NVRTC at the first GPU launch.
+  bool deferred = false;
+  std::string source;
+  std::vector<std::string> options;
   /// Declarator of the C++ accessor that returns the image, e.g.
   /// "const ::kiln::detail::raw_module_image &__kiln_m_1a2b_0() noexcept".
   std::string accessor;
 };
 
 struct RawModuleOptions {
-  /// false: every call is left to run time (--cuda-host-only: no GPU code).
+  /// false: no GPU code at build time (--cuda-host-only): NVRTC compiles
+  /// the source at the first GPU launch.
   bool enabled = true;
+  /// Compile the sources for the host too (RawModuleHost.h), with these.
+  bool host = true;
+  std::string resourceDir;
+  std::string kilnIncludeDir;
+  std::vector<std::string> hostSystemIncludes;
   /// The libnvrtc to open first (the driver's: the CUDA toolkit's), then
   /// libnvrtc.so.13, libnvrtc.so, libnvrtc.so.12 on the library path and
   /// under $CUDA_HOME/lib64 and /usr/local/cuda/lib64; $KILN_NVRTC, when

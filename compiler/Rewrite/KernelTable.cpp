@@ -171,7 +171,8 @@ static std::string rawEntry(const frontend::RawKernelDecl &k, const std::string 
 /// their addresses).
 static std::string rawModuleEntry(const frontend::RawModuleDecl &m, const std::string &id) {
   std::string s;
-  s += "alignas(8) const char kiln_module_ptx_" + id + "[] =\n" + stringLiteral(m.ptx) + ";\n";
+  if (!m.ptx.empty())
+    s += "alignas(8) const char kiln_module_ptx_" + id + "[] =\n" + stringLiteral(m.ptx) + ";\n";
   if (!m.fatbin.empty())
     s += "alignas(8) const unsigned char kiln_module_fatbin_" + id + "[] = {\n" + byteArray(m.fatbin) + "};\n";
   if (!m.nameExpressions.empty()) {
@@ -191,7 +192,22 @@ static std::string rawModuleEntry(const frontend::RawModuleDecl &m, const std::s
   s += names ? "  kiln_module_names_" + id + ", kiln_module_lowered_" + id + ", " +
                    std::to_string(m.nameExpressions.size()) + ",\n"
              : std::string("  nullptr, nullptr, 0,\n");
-  s += "  " + stringLiteral(m.file + ":" + std::to_string(m.line)) + "};\n";
+  s += "  " + stringLiteral(m.file + ":" + std::to_string(m.line)) + ",\n";
+  const bool host = !m.host.translationUnit.empty();
+  s += host ? "  &::" + m.host.symbol + ", nullptr,\n" : "  nullptr, " + stringLiteral(m.host.unsupported) + ",\n";
+  if (m.deferred) {
+    s += "  " + stringLiteral(m.source) + ",\n";
+    s += m.options.empty() ? std::string("  nullptr, 0};\n")
+                           : "  kiln_module_options_" + id + ", " + std::to_string(m.options.size()) + "};\n";
+  } else {
+    s += "  nullptr, nullptr, 0};\n";
+  }
+  if (m.deferred && !m.options.empty()) {
+    std::string list = "const char *const kiln_module_options_" + id + "[] = {";
+    for (size_t i = 0; i < m.options.size(); ++i)
+      list += (i ? ", " : "") + stringLiteral(m.options[i]);
+    s.insert(s.find("const ::kiln::detail::raw_module_image"), list + "};\n");
+  }
   return s;
 }
 
@@ -224,6 +240,9 @@ std::string emitKernelTable(const KernelTableInput &in) {
     }
     s += "}\n";
   }
+  for (const auto &m : modules)
+    if (!m.host.translationUnit.empty()) // defined by the literal's host object (Frontend/RawModuleHost.h)
+      s += "extern const ::kiln::detail::raw_host_module " + m.host.symbol + ";\n";
   s += "namespace {\n";
   // The PTX is NUL-terminated text for cuModuleLoadData: a string literal.
   if (ptx) s += "alignas(8) const char kiln_ptx[] =\n" + stringLiteral(*in.ptx) + ";\n";

@@ -353,6 +353,10 @@ template <class T> struct raw_slot<span<T>> {
     *out++ = &data;
     *out++ = &size;
   }
+  static void sizes(std::uint32_t *&out) noexcept {
+    *out++ = sizeof(T *);
+    *out++ = sizeof(std::int64_t);
+  }
 };
 
 /// The bytes of each parameter value of a kernel with parameters P (one
@@ -479,16 +483,22 @@ struct raw_launch_shape {
 
 /// The checks of a launch of CUDA source before its arguments are
 /// marshalled: value_error for an empty function or a shape out of CUDA's
-/// limits, device_error when `dev` is the host (CUDA source runs only on a
-/// GPU) or `s` is a stream of another device.
+/// limits, device_error when `dev` is the host and the kernel has no host
+/// code (saying why), or `s` is a stream of another device.
 raw_launch_shape check_cuda_source_launch(const raw_function &f, const grid &g, const block &b,
                                           std::int64_t shared, device dev, const stream *s);
 /// Checks array argument `index` of a launch of `f` on `dev` (as
 /// check_raw_array: device_error on another device, value_error when not
 /// C-contiguous).
 void check_cuda_source_array(const raw_function &f, std::size_t index, const array_base &a, device dev);
-/// Queues `f` on GPU `dev` with the parameter values `args` (cuLaunchKernel's
-/// kernelParams). kiln::error "raw_module has no kernel 'x'" when the code
+/// Checks the sizes of a launch's `count` parameter values against the
+/// kernel's parameters when kilnc compiled the source (and so knows them):
+/// value_error naming the kernel's declaration on a mismatch. No check for
+/// a source compiled at run time.
+void check_cuda_source_params(const raw_function &f, const std::uint32_t *bytes, std::size_t count);
+/// Runs `f` on `dev` with the parameter values `args` (cuLaunchKernel's
+/// kernelParams): queued on a GPU, or run on the host by the host code
+/// kilnc compiled. kiln::error "raw_module has no kernel 'x'" when the code
 /// has no such entry point, cuda_error naming the kernel when CUDA fails.
 void launch_cuda_source(const raw_function &f, device dev, const raw_launch_shape &shape, const stream *s,
                         void **args);
@@ -523,6 +533,7 @@ template <class A> struct cuda_source_slot {
   A value;
   cuda_source_slot(const A &a, const raw_function &, std::size_t, device) : value(a) {}
   void put(void **&out) noexcept { *out++ = &value; }
+  static void sizes(std::uint32_t *&out) noexcept { *out++ = sizeof(A); }
 };
 
 /// A kiln::array: its device pointer, after checking its device and layout.
@@ -534,6 +545,7 @@ template <element E> struct cuda_source_slot<array<E>> {
     value = a.data();
   }
   void put(void **&out) noexcept { *out++ = &value; }
+  static void sizes(std::uint32_t *&out) noexcept { *out++ = sizeof(E *); }
 };
 
 /// A kiln::span: two parameter values, its data pointer then its size (an
@@ -547,6 +559,10 @@ template <class T> struct cuda_source_slot<span<T>> {
     *out++ = &data;
     *out++ = &size;
   }
+  static void sizes(std::uint32_t *&out) noexcept {
+    *out++ = sizeof(T *);
+    *out++ = sizeof(std::int64_t);
+  }
 };
 
 /// Every kiln::launch of a raw_function comes here (I: the arguments'
@@ -557,6 +573,10 @@ void launch_cuda_source(std::index_sequence<I...>, const raw_function &f, const 
   constexpr std::size_t count = (cuda_source_slot<A>::count + ... + 0);
   const device dev = raw_launch_device(s, args...);
   const raw_launch_shape shape = check_cuda_source_launch(f, g, b, shared, dev, s);
+  std::uint32_t bytes[count + 1];
+  std::uint32_t *size = bytes;
+  (cuda_source_slot<A>::sizes(size), ...);
+  check_cuda_source_params(f, bytes, count);
   std::tuple<cuda_source_slot<A>...> slots{cuda_source_slot<A>(args, f, I, dev)...}; // in order
   void *values[count + 1];
   void **out = values;
@@ -567,15 +587,19 @@ void launch_cuda_source(std::index_sequence<I...>, const raw_function &f, const 
 } // namespace detail
 
 /// Runs kernel `f` of CUDA source (kiln::raw_module::function) over `g`
-/// blocks of `b` threads on a GPU, optionally with `shared` bytes of dynamic
-/// shared memory (extern __shared__) and on stream `s`. The launch's device
-/// is the first array argument's, else the stream's, else the current
-/// device; on the host it is a device_error (CUDA source runs only on a
-/// GPU). The arguments are NOT checked against the kernel's parameters (CUDA
-/// source has no C++ signature): a kiln::array passes its device pointer (it
-/// must be C-contiguous and on the launch's device), a kiln::span two values
-/// (data pointer, int64 size), and anything else its own C++ type's bytes:
-/// pass exactly the type the kernel declares (2.0f for a float, not 2.0).
+/// blocks of `b` threads, optionally with `shared` bytes of dynamic shared
+/// memory (extern __shared__) and on stream `s`. The launch's device is the
+/// first array argument's, else the stream's, else the current device. On
+/// the host it runs the host code kilnc compiled from a string-literal
+/// source (blocks over the thread pool); a kernel without host code (a
+/// source compiled at run time, inline PTX asm, ...) is a device_error
+/// saying why. A kiln::array passes its data pointer (it must be
+/// C-contiguous and on the launch's device), a kiln::span two values (data
+/// pointer, int64 size), and anything else its own C++ type's bytes: pass
+/// exactly the type the kernel declares (2.0f for a float, not 2.0). When
+/// kilnc compiled the source the sizes are checked against the kernel's
+/// parameters (value_error); a source compiled at run time has no signature
+/// to check against.
 template <class... A> void launch(const raw_function &f, const grid &g, const block &b, const A &...args) {
   detail::launch_cuda_source(std::index_sequence_for<A...>{}, f, g, b, 0, nullptr, args...);
 }

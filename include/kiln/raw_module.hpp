@@ -15,11 +15,14 @@
 //   kiln::launch(m.function("saxpy"), kiln::grid{blocks}, kiln::block{256}, 2.0f, x, y, n);
 //   kiln::launch(m.function("scale<float>"), kiln::grid{blocks}, kiln::block{256}, x, 0.5f, n);
 //
-// CUDA source runs only on a CUDA GPU; its arguments are not checked against
-// the kernel's parameters (the source has no C++ signature): kiln::launch
-// passes each argument by its own C++ type (kiln/kernel.hpp). The layout of
-// the disk cache and raw_module_image, kilnc's entry point, are in
-// docs/kernel-abi.md ("Raw CUDA modules").
+// A source that kilnc compiles (a string literal, with literal options and
+// name expressions) runs on the host device too: kilnc compiles it as C++
+// with Kiln's definitions of CUDA's built-ins (kiln/cuda_host.hpp), and
+// checks each launch's arguments against the kernel's parameters. A source
+// known only at run time (NVRTC's path) runs only on a CUDA GPU, and its
+// arguments are passed unchecked, each by its own C++ type (kiln/kernel.hpp).
+// The layout of the disk cache and raw_module_image, kilnc's entry point,
+// are in docs/kernel-abi.md ("Raw CUDA modules").
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -27,6 +30,7 @@
 #include "kiln/kernel.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -120,9 +124,31 @@ private:
 
 namespace detail {
 
+/// One kernel of a CUDA source literal that kilnc compiled for the host
+/// too (docs/kernel-abi.md, "Raw CUDA modules on the host").
+struct raw_host_entry {
+  const char *name;         ///< the extern "C" name or the name expression; nullptr for neither
+  const char *symbol;       ///< its entry point on a GPU: the C name, or the (lowered) mangled name
+  raw_host_fn thread;       ///< one thread; nullptr when the kernel cannot run on the host
+  raw_host_block_fn block;  ///< one block; nullptr when it synchronizes or cannot run on the host
+  std::size_t num_params;   ///< the kernel's parameters
+  const std::uint32_t *param_bytes; ///< the size of each
+  const char *signature;    ///< its declaration, for messages ("saxpy(float a, const float *x)")
+  const char *unsupported;  ///< why it cannot run on the host ("inline PTX asm at app.cpp:12:5"), or nullptr
+};
+
+/// The host code of a CUDA source literal: kilnc compiles the source as
+/// C++ with Kiln's definitions of CUDA's built-ins (kiln/cuda_host.hpp).
+struct raw_host_module {
+  const raw_host_entry *entries;
+  std::size_t num_entries;
+};
+
 /// A module compiled ahead of time (kilnc compiles the string literal given
 /// to raw_module::from_source at build time and emits one of these as
 /// static data). Every pointer must stay valid for the life of the process.
+/// Members after source_name may be left out (zero): an image of an older
+/// kilnc has no host code.
 struct raw_module_image {
   const char *ptx;                     ///< NUL-terminated PTX, or nullptr
   const unsigned char *fatbin;         ///< a fatbin or cubin (8-byte aligned), or nullptr
@@ -131,11 +157,20 @@ struct raw_module_image {
   const char *const *lowered_names;    ///< their lowered (mangled) names, as NVRTC gave them
   std::size_t num_names;
   const char *source_name; ///< where the source is, for messages ("app.cpp:42"), or nullptr
+  /// The kernels' host code, or nullptr (then `host_unsupported` says why).
+  const raw_host_module *host;
+  const char *host_unsupported;
+  /// Without GPU code (kilnc built with --cuda-host-only, or without NVRTC):
+  /// the source and NVRTC options, compiled at the first launch on a GPU.
+  const char *source;
+  const char *const *options;
+  std::size_t num_options;
 };
 
 /// The module of a precompiled image, without any NVRTC call (NVRTC need
 /// not be installed). Calls with the same image data return the same module.
-/// Throws value_error for an image with neither PTX nor fatbin.
+/// Throws value_error for an image with no code: neither PTX, a fatbin,
+/// host code nor a source.
 raw_module raw_module_from_image(const raw_module_image &image);
 
 /// The version of the NVRTC that from_source uses ("13.0"), loading it on

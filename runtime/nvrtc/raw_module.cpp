@@ -45,7 +45,8 @@ std::mutex memory_mutex; // guards memory_cache (not the slots)
 auto *memory_cache = new std::unordered_map<std::string, std::shared_ptr<memory_slot>>();
 
 /// Images already made into modules, by their data's addresses.
-using image_key = std::tuple<const void *, const void *, std::size_t, const void *, const void *, std::size_t>;
+using image_key = std::tuple<const void *, const void *, std::size_t, const void *, const void *, std::size_t,
+                             const void *, const void *>;
 std::mutex image_mutex;
 auto *image_modules = new std::map<image_key, const raw_module_state *>();
 
@@ -84,6 +85,10 @@ void finish(raw_module_state &s) {
 const raw_module_state *make_state(nvrtc::compiled_code code, const std::vector<std::string> &names) {
   auto *s = new raw_module_state();
   s->source_name = source_name;
+  s->host_unsupported =
+      "its CUDA source was compiled at run time by NVRTC, which makes GPU code only (kilnc compiles a source for the "
+      "host too when it is a string literal and the options and name expressions are braced lists of literals, in a "
+      "file kilnc compiles)";
   s->target = std::move(code.target);
   s->owned_ptx = std::move(code.ptx);
   s->owned_cubin = std::move(code.cubin);
@@ -109,12 +114,38 @@ std::string shown(const std::string &entry) {
   return out;
 }
 
+/// The module's entry points: its PTX's, else (no PTX) its host code's.
+std::vector<std::string> kernel_entries(const raw_module_state &m) {
+  if (m.ptx || !m.host)
+    return m.entries;
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < m.host->num_entries; ++i)
+    if (const char *sym = m.host->entries[i].symbol)
+      out.emplace_back(sym);
+  return out;
+}
+
+/// The host entry of kernel `name` (entry point `symbol`), or nullptr.
+const raw_host_entry *find_host_entry(const raw_module_state &m, std::string_view name, std::string_view symbol) {
+  if (!m.host)
+    return nullptr;
+  const raw_host_entry *by_symbol = nullptr;
+  for (std::size_t i = 0; i < m.host->num_entries; ++i) {
+    const raw_host_entry &e = m.host->entries[i];
+    if (e.name && name == e.name)
+      return &e;
+    if (!by_symbol && e.symbol && symbol == e.symbol)
+      by_symbol = &e;
+  }
+  return by_symbol;
+}
+
 [[noreturn]] void no_such_kernel(const raw_module_state &m, std::string_view name) {
   std::string list;
   bool mangled = false;
   for (const auto &[expr, lowered] : m.names)
     list += (list.empty() ? "" : ", ") + expr;
-  for (const std::string &e : m.entries) {
+  for (const std::string &e : kernel_entries(m)) {
     if (std::any_of(m.names.begin(), m.names.end(), [&](const auto &n) { return n.second == e; }))
       continue;
     mangled |= e.rfind("_Z", 0) == 0;
@@ -172,16 +203,20 @@ void raw_module_clear_memory_cache() {
 }
 
 raw_module raw_module_from_image(const raw_module_image &image) {
-  if (!image.ptx && !(image.fatbin && image.fatbin_size))
-    throw value_error("kiln::detail::raw_module_from_image: the image has neither PTX nor a fatbin");
+  if (!image.ptx && !(image.fatbin && image.fatbin_size) && !image.host && !image.source)
+    throw value_error("kiln::detail::raw_module_from_image: the image has no code (neither PTX, a fatbin, host code "
+                      "nor a source)");
+  if (image.num_options && !image.options)
+    throw value_error("kiln::detail::raw_module_from_image: the image has " + std::to_string(image.num_options) +
+                      " options but no list of them");
   if (image.num_names && (!image.name_expressions || !image.lowered_names))
     throw value_error("kiln::detail::raw_module_from_image: the image has " + std::to_string(image.num_names) +
                       " name expressions but no list of them or of their lowered names");
   for (std::size_t i = 0; i < image.num_names; ++i)
     if (!image.name_expressions[i] || !image.lowered_names[i])
       throw value_error("kiln::detail::raw_module_from_image: name " + std::to_string(i) + " of the image is null");
-  const image_key key{image.ptx, image.fatbin, image.fatbin_size, image.name_expressions, image.lowered_names,
-                      image.num_names};
+  const image_key key{image.ptx,           image.fatbin,        image.fatbin_size, image.name_expressions,
+                      image.lowered_names, image.num_names, image.host,        image.source};
   std::lock_guard<std::mutex> lock(image_mutex);
   if (auto it = image_modules->find(key); it != image_modules->end())
     return raw_module(it->second);
@@ -192,6 +227,16 @@ raw_module raw_module_from_image(const raw_module_image &image) {
   s->fatbin_size = s->fatbin ? image.fatbin_size : 0;
   for (std::size_t i = 0; i < image.num_names; ++i)
     s->names.emplace_back(image.name_expressions[i], image.lowered_names[i]);
+  s->host = image.host;
+  if (!s->host)
+    s->host_unsupported = image.host_unsupported && *image.host_unsupported
+                              ? image.host_unsupported
+                              : "the kilnc that compiled it made no host code for it (rebuild the program with this Kiln)";
+  if (!s->ptx && !s->fatbin && image.source) {
+    s->deferred_source = image.source;
+    for (std::size_t i = 0; i < image.num_options; ++i)
+      s->deferred_options.emplace_back(image.options[i] ? image.options[i] : "");
+  }
   finish(*s);
   image_modules->emplace(key, s);
   return raw_module(s);
@@ -260,9 +305,11 @@ raw_function raw_module::function(std::string_view name) const {
       break;
     }
   if (symbol.empty()) {
-    // Without PTX (a fatbin only) the entry points are unknown here: the
-    // launch finds out (cuModuleGetFunction).
-    if (m.ptx && std::find(m.entries.begin(), m.entries.end(), name) == m.entries.end())
+    // Without PTX the entry points are the host code's; without either (a
+    // fatbin only) they are unknown here: the launch finds out
+    // (cuModuleGetFunction).
+    const std::vector<std::string> entries = detail::kernel_entries(m);
+    if ((m.ptx || m.host) && std::find(entries.begin(), entries.end(), name) == entries.end())
       detail::no_such_kernel(m, name);
     symbol = std::string(name);
   }
@@ -276,16 +323,55 @@ raw_function raw_module::function(std::string_view name) const {
   k.ptx = m.ptx;
   k.fatbin = m.fatbin;
   k.fatbin_size = m.fatbin_size;
-  k.host = nullptr;
-  k.host_block = nullptr;
-  k.num_params = 0; // unknown: CUDA source has no signature to check
+  f->host = detail::find_host_entry(m, f->name, f->symbol);
+  if (f->host && f->host->thread) {
+    k.host = f->host->thread;
+    k.host_block = f->host->block;
+  } else {
+    k.host = nullptr;
+    k.host_block = nullptr;
+    f->host_unsupported = f->host ? (f->host->unsupported ? f->host->unsupported : "it has no host code")
+                          : m.host ? "kilnc found no kernel '" + f->name + "' in its host compilation of the source"
+                                   : m.host_unsupported;
+  }
+  k.num_params = 0; // the CUDA source's parameters are checked by check_cuda_source_params, not launch_raw
   k.param_bytes = nullptr;
-  k.static_shared_bytes = 0; // the PTX's own shared arrays are the driver's business
-  k.synchronizes = false;
+  k.static_shared_bytes = 0; // the PTX's own shared arrays are the driver's business; the host's are thread_local
+  k.synchronizes = k.host && !k.host_block;
   const detail::raw_function_state *out = f.get();
   m.functions.emplace(std::string(name), std::move(f));
   return raw_function(out);
 }
+
+namespace detail {
+
+void ensure_gpu_code(const raw_function_state &f) {
+  const raw_module_state &m = *f.module;
+  if (m.deferred_source.empty())
+    return;
+  std::call_once(m.gpu_once, [&] {
+    std::vector<std::string> names;
+    for (const auto &[expr, lowered] : m.names)
+      names.push_back(expr);
+    m.gpu_module = raw_module::from_source(m.deferred_source, m.deferred_options, names).state();
+  });
+  const raw_module_state &g = *m.gpu_module;
+  std::lock_guard<std::mutex> lock(m.mutex);
+  raw_kernel &k = f.descriptor;
+  if (k.ptx || k.fatbin)
+    return;
+  // The entry point as NVRTC lowered it (a name expression), else the name.
+  for (const auto &[expr, lowered] : g.names)
+    if (expr == f.name) {
+      const_cast<raw_function_state &>(f).symbol = lowered; // not yet read by a GPU launch
+      k.symbol = f.symbol.c_str();
+    }
+  k.ptx = g.ptx;
+  k.fatbin = g.fatbin;
+  k.fatbin_size = g.fatbin_size;
+}
+
+} // namespace detail
 
 std::vector<std::string> raw_module::kernel_names() const {
   std::vector<std::string> out;
@@ -293,7 +379,7 @@ std::vector<std::string> raw_module::kernel_names() const {
     return out;
   for (const auto &[expr, lowered] : state_->names)
     out.push_back(expr);
-  for (const std::string &e : state_->entries)
+  for (const std::string &e : detail::kernel_entries(*state_))
     if (std::none_of(state_->names.begin(), state_->names.end(), [&](const auto &n) { return n.second == e; }))
       out.push_back(e);
   return out;

@@ -30,8 +30,20 @@ struct raw_function_state {
   const raw_module_state *module = nullptr;
   std::string name;   ///< as asked for (descriptor.name)
   std::string symbol; ///< the entry point (descriptor.symbol)
-  raw_kernel descriptor{};
+  /// Its host code's entry (descriptor.host and host_block come from it), or
+  /// nullptr: then `host_unsupported` says why it has none.
+  const raw_host_entry *host = nullptr;
+  std::string host_unsupported;
+  /// Mutable for an image without GPU code: its PTX arrives with the first
+  /// launch on a GPU (raw_module.cpp, ensure_gpu_code), under the module's
+  /// mutex and before any GPU launch reads it.
+  mutable raw_kernel descriptor{};
 };
+
+/// For a function of an image without GPU code, compiles the deferred
+/// source with NVRTC (once per module) and gives the descriptor its code.
+/// No-op for the others. Throws compile_error as from_source does.
+void ensure_gpu_code(const raw_function_state &f);
 
 struct raw_module_state {
   std::string source_name; ///< for messages: "raw_module.cu", or the image's
@@ -46,6 +58,16 @@ struct raw_module_state {
   std::vector<std::pair<std::string, std::string>> names;
   /// The PTX's .entry names, in order (empty without PTX).
   std::vector<std::string> entries;
+  /// The host code kilnc compiled, or nullptr: then `host_unsupported`
+  /// says why the module has none.
+  const raw_host_module *host = nullptr;
+  std::string host_unsupported;
+  /// An image without GPU code: the source and options NVRTC compiles at
+  /// the first launch on a GPU (`gpu_once`), which then sets ptx/fatbin.
+  std::string deferred_source;
+  std::vector<std::string> deferred_options;
+  mutable std::once_flag gpu_once;
+  mutable const raw_module_state *gpu_module = nullptr; ///< from_source's module of the deferred source
 
   /// The functions handed out, by the name asked for. Guarded by `mutex`.
   mutable std::mutex mutex;

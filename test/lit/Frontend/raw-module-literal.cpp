@@ -7,8 +7,9 @@
 // REQUIRES: nvrtc
 // RUN: %kilnc --emit=cpp %s -o - 2>%t.err | grep -v '^// ' | FileCheck %s
 // RUN: FileCheck %s --check-prefix=WARN < %t.err
-// With --cuda-host-only there is no GPU code at build time: every call is
-// left as written (NVRTC compiles it at run time).
+// With --cuda-host-only there is no GPU code at build time: each literal is
+// compiled for the host, and its image keeps the source for NVRTC at the
+// first GPU launch (no PTX); what is not a literal stays a run-time call.
 // RUN: %kilnc --cuda-host-only --emit=cpp %s -o - | grep -v '^// ' | FileCheck %s --check-prefix=HOST
 #include <kiln/raw_module.hpp>
 
@@ -78,21 +79,31 @@ kiln::raw_module options_at_run_time(const std::vector<std::string> &options) {
 // CHECK-NEXT:   kiln_module_ptx_0,
 // CHECK-NEXT:   nullptr, 0,
 // CHECK-NEXT:   kiln_module_names_0, kiln_module_lowered_0, 2,
-// CHECK-NEXT:   "{{.*}}raw-module-literal.cpp:21"};
+// CHECK-NEXT:   "{{.*}}raw-module-literal.cpp:22",
+// CHECK-NEXT:   &::__kiln_m_{{[0-9a-f]+_[0-9]+}}_host, nullptr,
+// CHECK-NEXT:   nullptr, nullptr, 0};
 // CHECK: ".visible .entry joined(\n"
 // CHECK: const ::kiln::detail::raw_module_image kiln_module_1 = {
 // CHECK-NEXT:   kiln_module_ptx_1,
 // CHECK-NEXT:   nullptr, 0,
 // CHECK-NEXT:   nullptr, nullptr, 0,
-// CHECK-NEXT:   "{{.*}}raw-module-literal.cpp:32"};
+// CHECK-NEXT:   "{{.*}}raw-module-literal.cpp:33",
+// CHECK-NEXT:   &::__kiln_m_{{[0-9a-f]+_[0-9]+}}_host, nullptr,
+// CHECK-NEXT:   nullptr, nullptr, 0};
 // CHECK: ".visible .entry from_const(\n"
 // CHECK: const ::kiln::detail::raw_module_image &[[M0]]() noexcept { return kiln_module_0; }
 // CHECK: const ::kiln::detail::raw_module_image &[[M2]]() noexcept { return kiln_module_2; }
 
-// WARN: raw-module-literal.cpp:41:100: warning: the options are not a braced list of string literals (kilnc compiles a literal source at build time when they are); kiln::raw_module::from_source compiles this CUDA source at run time, with NVRTC
+// WARN: raw-module-literal.cpp:42:100: warning: the options are not a braced list of string literals (kilnc compiles a literal source at build time when they are); kiln::raw_module::from_source compiles this CUDA source at run time, with NVRTC
 // WARN-NOT: warning
 
-// HOST-NOT: raw_module_from_image
-// HOST: return kiln::raw_module::from_source(R"(
-// HOST: return kiln::raw_module::from_source("extern \"C\" __global__ "
-// HOST: kiln::raw_module from_const() { return kiln::raw_module::from_source(kConstSource); }
+// HOST-NOT: kiln_module_ptx_
+// HOST: return ::kiln::detail::raw_module_from_image(::__kiln_m_{{[0-9a-f]+}}_0())
+// HOST: kiln::raw_module from_const() { return ::kiln::detail::raw_module_from_image(::__kiln_m_{{[0-9a-f]+_[0-9]+}}()); }
+// HOST: kiln::raw_module options_at_run_time(const std::vector<std::string> &options) {
+// HOST-NEXT: return kiln::raw_module::from_source("extern \"C\" __global__ void later(int *p) { p[0] = 1; }", options);
+// HOST: const ::kiln::detail::raw_module_image kiln_module_0 = {
+// HOST-NEXT: nullptr,
+// HOST: &::__kiln_m_{{[0-9a-f]+}}_0_host, nullptr,
+// HOST-NEXT: "\n"
+// HOST-NEXT: "extern \"C\" __global__ void saxpy(

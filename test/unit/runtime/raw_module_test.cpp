@@ -712,6 +712,77 @@ TEST_F(RawModuleImage, FromImageMakesAModuleWithoutCompiling) {
                kiln::value_error);
 }
 
+// An image with host code (kilnc's table, written here by hand: a kernel
+// that doubles, one that is GPU-only): the host launch runs it, the
+// arguments' sizes are checked, a kernel without a host form says why.
+void host_double(void **args, kiln::detail::raw_thread_ctx *ctx) {
+  float *x = *static_cast<float **>(args[0]);
+  const long long n = *static_cast<long long *>(args[1]);
+  const long long i = ctx->block_idx[0] * (long long)ctx->block_dim[0] + ctx->thread_idx[0];
+  if (i < n)
+    x[i] *= 2.0f;
+}
+void host_double_block(void **args, kiln::detail::raw_thread_ctx *ctx) {
+  for (std::uint32_t t = 0; t < ctx->block_dim[0]; ++t) {
+    ctx->thread_idx[0] = t;
+    host_double(args, ctx);
+  }
+}
+constexpr std::uint32_t host_params[] = {8, 8};
+constexpr kiln::detail::raw_host_entry host_entries[] = {
+    {"twice", "twice", &host_double, &host_double_block, 2, host_params, "twice(float *x, long long n)", nullptr},
+    {nullptr, "_Z5stampPx", nullptr, nullptr, 1, host_params, "stamp(long long *t)", "clock64 at app.cpp:9:20"},
+};
+constexpr kiln::detail::raw_host_module host_table = {host_entries, 2};
+
+TEST_F(RawModuleImage, AnImageWithHostCodeRunsOnTheHost) {
+  const kiln::device_scope on_host(device::host());
+  // Host code and a source only (kilnc without NVRTC): no GPU code yet.
+  static constexpr const char *options[] = {"-DTWICE=1"};
+  static const kiln::detail::raw_module_image host_only = {
+      nullptr, nullptr, 0, nullptr, nullptr, 0, "app.cpp:3", &host_table, nullptr,
+      "extern \"C\" __global__ void twice(float *x, long long n) {}", options, 1};
+  const raw_module m = kiln::detail::raw_module_from_image(host_only);
+  EXPECT_EQ(m.ptx(), "");
+  EXPECT_EQ(m.kernel_names(), (std::vector<std::string>{"twice", "_Z5stampPx"}));
+  EXPECT_TRUE(contains(message_of<kiln::error>([&] { m.function("missing"); }),
+                       "raw_module has no kernel 'missing' (its kernels: twice, _Z5stampPx (stamp(long long*)))"));
+
+  const std::vector<double> xs = random_doubles(100, 5);
+  auto x = kiln::asarray<float>(std::vector<float>(xs.begin(), xs.end()), device::host());
+  kiln::launch(m.function("twice"), kiln::grid{4}, kiln::block{32}, x, std::int64_t{100});
+  const std::vector<float> got = x.to_vector();
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], 2.0f * float(xs[i])) << i;
+
+  // The sizes of the values against the parameters.
+  const std::string size = message_of<kiln::value_error>(
+      [&] { kiln::launch(m.function("twice"), kiln::grid{1}, kiln::block{32}, x, 100); });
+  EXPECT_TRUE(contains(size, "kiln::launch of kernel 'twice' (twice(float *x, long long n)): parameter 2 takes 8 "
+                             "bytes, the launch passes 4"))
+      << size;
+  const std::string count = message_of<kiln::value_error>(
+      [&] { kiln::launch(m.function("twice"), kiln::grid{1}, kiln::block{32}, x); });
+  EXPECT_TRUE(contains(count, "it takes 2 parameters, the launch passes 1 values")) << count;
+
+  // A GPU-only kernel (by its mangled name): the host launch says why.
+  kiln::array<std::int64_t> t = kiln::zeros<std::int64_t>({32}, device::host());
+  const std::string why = message_of<kiln::device_error>(
+      [&] { kiln::launch(m.function("_Z5stampPx"), kiln::grid{1}, kiln::block{32}, t); });
+  EXPECT_TRUE(contains(why, "kernel '_Z5stampPx' of a kiln::raw_module has no host code, so it runs only on a CUDA "
+                            "GPU: clock64 at app.cpp:9:20"))
+      << why;
+
+  // An image whose host compilation failed: its reason.
+  static const char ptx[] = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n";
+  static const kiln::detail::raw_module_image no_host = {
+      ptx, nullptr, 0, nullptr, nullptr, 0, "app.cpp:4", nullptr, "it does not compile for the host: nope", nullptr,
+      nullptr, 0};
+  const std::string rejected = message_of<kiln::device_error>(
+      [&] { kiln::launch(kiln::detail::raw_module_from_image(no_host).function("k"), kiln::grid{1}, kiln::block{1}); });
+  EXPECT_TRUE(contains(rejected, "runs only on a CUDA GPU: it does not compile for the host: nope")) << rejected;
+}
+
 TEST_F(RawModuleImage, WithoutNvrtcOnlyCompilingFailsAndSaysWhatToInstall) {
   const bool had_nvrtc = !kiln::detail::nvrtc_version().empty();
   const std::string missing = dir_ + "/no-such-dir/libnvrtc.so.13";
@@ -747,9 +818,10 @@ TEST_F(RawModule, LaunchingOnTheHostIsADeviceErrorSayingItNeedsAGpu) {
   auto y = kiln::zeros<float>({64}, device::host());
   const std::string msg = message_of<kiln::device_error>(
       [&] { kiln::launch(saxpy, kiln::grid{1}, kiln::block{64}, 2.0f, x, y, std::int64_t{64}); });
-  EXPECT_TRUE(contains(msg, "kernel 'saxpy' is CUDA source (kiln::raw_module), which runs only on a CUDA GPU, but "
-                            "the launch runs on the host: "))
+  EXPECT_TRUE(contains(msg, "kernel 'saxpy' of a kiln::raw_module has no host code, so it runs only on a CUDA GPU: "
+                            "its CUDA source was compiled at run time by NVRTC, which makes GPU code only"))
       << msg;
+  EXPECT_TRUE(contains(msg, "The launch runs on the host: ")) << msg;
   EXPECT_TRUE(contains(msg, "KILN_RAWKERNEL")) << msg;
   if (kiln::cuda_device_count() == 0) {
     EXPECT_TRUE(contains(msg, "there is no CUDA GPU here (")) << msg;
