@@ -8,6 +8,7 @@
 // block sum through dynamic shared memory and __syncthreads, a kernel
 // template at two instantiations, a warp-shuffle sum with atomicAdd, a
 // histogram by atomics under contention, ballots over a partial last warp,
+// a block maximum through dynamic shared memory declared at namespace scope,
 // a static __shared__ tile, and a template in a namespace named by a name
 // expression. Kernels that use what a CPU cannot run (clock64, inline PTX)
 // raise device_error on the host naming the construct, and run on a GPU.
@@ -63,7 +64,21 @@ template <class T> __global__ void scale_shift(T *x, T a, T b, long long n) {
 kiln::raw_module make_warp_module() {
   return kiln::raw_module::from_source(R"(
 #define WARP 32
+extern __shared__ float scratch[]; // dynamic shared memory at namespace scope
 extern "C" {
+__global__ void block_max(const float *x, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  scratch[threadIdx.x] = i < n ? x[i] : -1.0f;
+  __syncthreads();
+  for (unsigned k = blockDim.x / 2; k > 0; k /= 2) {
+    if (threadIdx.x < k)
+      scratch[threadIdx.x] = fmaxf(scratch[threadIdx.x], scratch[threadIdx.x + k]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = scratch[0];
+}
+
 __global__ void warp_sum(const float *x, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   float v = i < n ? x[i] : 0.0f;
@@ -238,6 +253,20 @@ void test_run(const kiln::raw_module &m, const kiln::raw_module &w) {
   for (float v : wxv)
     want_sum += v;
   expect("warp_sum", total, 1, [&](std::size_t) { return C(want_sum); }, 1e-4);
+
+  // A block maximum through namespace-scope dynamic shared memory.
+  const int mn = 5000, mblocks = (mn + 127) / 128;
+  kiln::array<float> mx = rng.random<float>({mn});
+  const std::vector<float> mxv = mx.to_vector();
+  kiln::array<float> maxima = kiln::zeros<float>({mblocks});
+  kiln::launch(w.function("block_max"), kiln::grid{mblocks}, kiln::block{128}, kiln::shared_memory{128 * 4}, mx,
+               maxima, mn);
+  expect("block_max", maxima, mblocks, [&](std::size_t b) {
+    float m = -1.0f;
+    for (std::size_t i = b * 128; i < std::min<std::size_t>(mxv.size(), (b + 1) * 128); ++i)
+      m = std::max(m, mxv[i]);
+    return C(double(m));
+  }, 0);
 
   // A histogram: atomics under contention from every block.
   const int hn = 1 << 20, nbins = 7;
