@@ -102,6 +102,11 @@ if [ "${1:-}" = "--raw" ]; then
   for t in "$bin"/unit_runtime_raw*; do [ -x "$t" ] && run "$(basename "$t")" "$t" --gtest_brief=1; done
   run e2e_raw_kernels "$bin/e2e_raw_kernels"
   [ -x "$bin/e2e_raw_module" ] && run e2e_raw_module "$bin/e2e_raw_module" # CUDA source kilnc compiled
+  # The same CUDA source's host forms (kiln/cuda_host.hpp), against the same references.
+  [ -x "$bin/e2e_raw_module" ] && run host.e2e_raw_module env KILN_DEVICE=host "$bin/e2e_raw_module"
+  [ -x "$bin/example_raw_kernels" ] && run example_raw_kernels "$bin/example_raw_kernels" &&
+    run host.example_raw_kernels env KILN_DEVICE=host "$bin/example_raw_kernels"
+  [ -x "$bin/bench_host_raw_kernels" ] && bench host_raw env KILN_DEVICE=host "$bin/bench_host_raw_kernels"
   for tool in memcheck racecheck synccheck initcheck; do
     run "$tool.e2e_raw_kernels" timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/e2e_raw_kernels"
     [ -x "$bin/e2e_raw_module" ] &&
