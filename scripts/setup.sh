@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks to build and test Kiln:
-# LLVM/Clang/MLIR 22 with lit and FileCheck, ninja, ccache, GoogleTest.
+# LLVM/Clang/MLIR 22 with lit and FileCheck, ninja, ccache, GoogleTest, and
+# OpenBLAS with LAPACKE (the host's float and complex matrix products; the
+# runtime opens OpenBLAS at run time, so programs run without it too).
 # Safe to run twice. The CUDA 13 toolkit must already be in /usr/local/cuda.
 set -euo pipefail
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev clang-22 libclang-rt-22-dev
-          llvm-22-tools ninja-build ccache cmake libgtest-dev python3)
+          llvm-22-tools ninja-build ccache cmake libgtest-dev python3 libopenblas-dev liblapacke-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -432,9 +432,19 @@ public:
       RawHostKernel k = describe(f, analysis, ast, pp);
       k.name = f->isExternC() ? f->getName().str() : "";
       k.symbol = f->isExternC() ? f->getName().str() : mangled(f);
-      const std::string qualified = f->getQualifiedNameAsString();
+      // As written from the translation unit's anonymous namespace: the
+      // source's own anonymous and inline namespaces left out.
+      auto qualifiedName = [&](const cl::FunctionDecl *g) {
+        cl::PrintingPolicy written = pp;
+        written.SuppressUnwrittenScope = true;
+        std::string q;
+        llvm::raw_string_ostream qs(q);
+        g->printQualifiedName(qs, written);
+        return q;
+      };
+      const std::string qualified = qualifiedName(f);
       const bool overloaded = std::count_if(finder.kernels.begin(), finder.kernels.end(), [&](const auto *g) {
-                                return g->getQualifiedNameAsString() == qualified;
+                                return qualifiedName(g) == qualified;
                               }) > 1;
       if (overloaded) {
         std::string params;

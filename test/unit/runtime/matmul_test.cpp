@@ -11,10 +11,12 @@
 #include <gtest/gtest.h>
 
 #include "host_arrays.hpp"
+#include "runtime/blas/host_blas.hpp"
 
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -238,6 +240,47 @@ TEST(Matmul, HostViews) {
   auto stack = random_array<double>({3, 4, 5});
   check(stack.transpose({0, 2, 1}), random_array<double>({4, 2}),
         "batch of transposed matrices");
+}
+
+// The layouts the CPU BLAS takes where they lie (rows or columns
+// contiguous, a leading dimension past the row: a slice of columns) and
+// those it needs packed (stepped both ways, another dtype), for each BLAS
+// type, at sizes past its blocking. Run again with KILN_BLAS=none (ctest
+// runtime.matmul.no_blas): Kiln's own loop, the same answers.
+template <class T> void check_blas_layouts() {
+  const std::string t(kiln::name(kiln::dtype_of<T>));
+  auto a = random_array<T>({129, 257}), b = random_array<T>({257, 65});
+  check(a, b, t + " contiguous");
+  check(random_array<T>({257, 129}).T(), b, t + " a transposed");
+  check(a, random_array<T>({65, 257}).T(), t + " b transposed");
+  check(random_array<T>({257, 129}).T(), random_array<T>({65, 257}).T(), t + " both transposed");
+  auto wide = random_array<T>({40, 90});
+  check(wide.slice({kiln::all, kiln::range(3, 73)}), random_array<T>({70, 33}), t + " a slice of columns (lda > k)");
+  check(wide.slice({kiln::range(0, std::nullopt, 2), kiln::range(0, std::nullopt, 3)}), random_array<T>({30, 7}),
+        t + " stepped both ways (packed)");
+  check(random_array<int32_t>({9, 17}), random_array<T>({17, 5}), t + " with an int32 operand (packed)");
+  check(random_array<T>({3, 4, 50, 60}), random_array<T>({4, 60, 20}), t + " batched, broadcast");
+}
+
+TEST(Matmul, HostBlasLayouts) {
+  check_blas_layouts<float>();
+  check_blas_layouts<double>();
+  check_blas_layouts<c64>();
+  check_blas_layouts<c128>();
+}
+
+TEST(Matmul, HostBlasIsLoadedUnlessTurnedOff) {
+  const char *env = std::getenv("KILN_BLAS");
+  const bool off = env && std::string(env) == "none";
+  const kiln::detail::host_blas::api *blas = kiln::detail::host_blas::get();
+  if (off) {
+    EXPECT_EQ(blas, nullptr);
+    EXPECT_EQ(kiln::detail::host_blas::unavailable_reason(), "KILN_BLAS=none");
+  } else if (!blas) {
+    GTEST_SKIP() << "no CPU BLAS here: " << kiln::detail::host_blas::unavailable_reason();
+  } else {
+    EXPECT_FALSE(blas->path.empty());
+  }
 }
 
 TEST(Matmul, EmptyProducts) {
