@@ -63,6 +63,14 @@ public:
   using error::error;
 };
 
+/// A linear-algebra routine that has no answer for its input, as NumPy's
+/// LinAlgError, with its messages: "Singular matrix", "Matrix is not
+/// positive definite", "Last 2 dimensions of the array must be square".
+class linalg_error : public error {
+public:
+  using error::error;
+};
+
 /// CUDA source that NVRTC could not compile (kiln::raw_module::from_source),
 /// or NVRTC itself missing. The message holds NVRTC's log, with the line
 /// numbers of the source ("raw_module.cu(3): error: ..."). See docs/errors.md.

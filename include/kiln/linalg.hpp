@@ -15,6 +15,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <utility>
 
 namespace kiln {
 
@@ -36,7 +38,22 @@ struct norm_ord {
 
 /// np.linalg.norm on an untyped array; the result has var_type's dtype.
 array_base norm(const array_base &x, const norm_ord &ord, const axes &ax, bool keepdims);
+
+/// The dtype linalg's solvers compute in for inputs of dtype `t`: float64
+/// for bool and integers, else `t` (NumPy's).
+dtype linalg_dtype(dtype t) noexcept;
+/// np.linalg.solve, inv, det, slogdet and cholesky on untyped arrays.
+array_base solve(const array_base &a, const array_base &b);
+array_base inv(const array_base &a);
+array_base det(const array_base &a);
+std::pair<array_base, array_base> slogdet(const array_base &a);
+array_base cholesky(const array_base &a);
 } // namespace detail
+
+/// The element type of linalg's solvers for inputs of type T: double for
+/// bool and integers, else T.
+template <element T>
+using linalg_t = std::conditional_t<std::is_integral_v<T>, double, T>;
 
 /// The matrix product, as np.matmul: a 1-d operand is a row (first) or a
 /// column (second) vector whose axis is removed from the result; operands of
@@ -82,6 +99,45 @@ template <element T>
 array<var_result_t<T>> norm(const array<T> &x, detail::norm_ord ord = {}, const axes &ax = all,
                             bool keepdims = false) {
   return array<var_result_t<T>>(detail::norm(x, ord, ax, keepdims));
+}
+
+/// np.linalg.solve: x with a @ x == b, for a of shape (..., M, M) and b of
+/// shape (M,) or (..., M, K), batched over the broadcast leading axes, in
+/// the dtype of linalg_t<promote_t<A, B>>. LU with partial pivoting
+/// (LAPACK's gesv); linalg_error "Singular matrix" for an exactly singular
+/// matrix, as NumPy. On the host through LAPACK (docs/operations.md, "Linear
+/// algebra").
+template <element A, element B>
+array<linalg_t<promote_t<A, B>>> solve(const array<A> &a, const array<B> &b) {
+  return array<linalg_t<promote_t<A, B>>>(detail::solve(a, b));
+}
+
+/// np.linalg.inv of each (..., M, M) matrix; linalg_error "Singular matrix".
+template <element T> array<linalg_t<T>> inv(const array<T> &a) {
+  return array<linalg_t<T>>(detail::inv(a));
+}
+
+/// np.linalg.det of each (..., M, M) matrix (shape (...)); 0 for a singular
+/// one, 1 for an empty one.
+template <element T> array<linalg_t<T>> det(const array<T> &a) { return array<linalg_t<T>>(detail::det(a)); }
+
+/// np.linalg.slogdet: sign (of the determinant's type; a unit complex
+/// number for complex matrices, 0 when singular) and log|det| (real; -inf
+/// when singular), each of shape (...).
+template <element T> struct slogdet_result {
+  array<linalg_t<T>> sign;
+  array<var_result_t<T>> logabsdet;
+};
+template <element T> slogdet_result<T> slogdet(const array<T> &a) {
+  auto [sign, logabsdet] = detail::slogdet(a);
+  return {array<linalg_t<T>>(sign), array<var_result_t<T>>(logabsdet)};
+}
+
+/// np.linalg.cholesky: the lower-triangular L with a == L @ L^H for each
+/// Hermitian positive-definite (..., M, M) matrix (only its lower triangle
+/// is read); linalg_error "Matrix is not positive definite".
+template <element T> array<linalg_t<T>> cholesky(const array<T> &a) {
+  return array<linalg_t<T>>(detail::cholesky(a));
 }
 
 } // namespace linalg

@@ -1,0 +1,90 @@
+//===- runtime/linalg/lapack.cpp - Loading LAPACKE ------------------------===//
+//
+// Opens LAPACKE once and resolves LAPACKE_{s,d,c,z}{gesv,getrf,getri,potrf}.
+// LAPACKE calls the LAPACK that Debian's alternatives name (OpenBLAS's, whose
+// kernels the CPU BLAS loader has chosen when it ran first; the solvers load
+// it first for that reason).
+//
+//===----------------------------------------------------------------------===//
+#include "lapack.hpp"
+
+#include "kiln/error.hpp"
+#include "runtime/blas/host_blas.hpp"
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <string>
+#include <vector>
+
+namespace kiln::detail::lapack {
+namespace {
+
+struct loaded {
+  routines types[4]; // float32, float64, complex64, complex128
+  bool ok = false;
+  std::string reason;
+};
+
+loaded *load() {
+  auto *l = new loaded(); // never destroyed: used until the process ends
+  (void)host_blas::get(); // OpenBLAS first, with its kernels chosen for the CPU
+  std::vector<std::string> candidates = {"liblapacke.so.3", "liblapacke.so"};
+  if (const char *forced = std::getenv("KILN_LAPACKE"); forced && *forced)
+    candidates = {forced};
+  void *so = nullptr;
+  std::string errors;
+  for (const std::string &path : candidates) {
+    if ((so = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)))
+      break;
+    const char *why = dlerror();
+    errors += (errors.empty() ? "" : "; ") + std::string(why ? why : path);
+  }
+  if (!so) {
+    l->reason = "LAPACKE could not be loaded (" + errors +
+                "); install it (Debian: liblapacke3, with libopenblas0 for speed), or name it with KILN_LAPACKE";
+    return l;
+  }
+  std::string missing;
+  const char prefixes[] = {'s', 'd', 'c', 'z'};
+  for (int t = 0; t < 4; ++t) {
+    auto resolve = [&](auto &fn, const char *name) {
+      const std::string symbol = std::string("LAPACKE_") + prefixes[t] + name;
+      if (void *p = dlsym(so, symbol.c_str()))
+        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
+      else
+        missing += (missing.empty() ? "" : ", ") + symbol;
+    };
+    resolve(l->types[t].gesv, "gesv");
+    resolve(l->types[t].getrf, "getrf");
+    resolve(l->types[t].getri, "getri");
+    resolve(l->types[t].potrf, "potrf");
+  }
+  if (!missing.empty()) {
+    l->reason = "the LAPACKE library lacks " + missing;
+    return l;
+  }
+  l->ok = true;
+  return l;
+}
+
+} // namespace
+
+const routines &require(dtype t) {
+  static const loaded *l = load();
+  if (!l->ok)
+    throw kiln::error("kiln::linalg: " + l->reason);
+  switch (t) {
+  case dtype::float32:
+    return l->types[0];
+  case dtype::float64:
+    return l->types[1];
+  case dtype::complex64:
+    return l->types[2];
+  case dtype::complex128:
+    return l->types[3];
+  default:
+    throw value_error(std::string("kiln::linalg: no LAPACK routines for ") + std::string(name(t)));
+  }
+}
+
+} // namespace kiln::detail::lapack

@@ -1,0 +1,33 @@
+//===- runtime/linalg/lapack.hpp - LAPACK, loaded at run time -------------===//
+//
+// The host's solvers run in LAPACK through its C interface, LAPACKE (Debian's
+// liblapacke3 over OpenBLAS's LAPACK), opened with dlopen on first use as
+// the CPU BLAS is (runtime/blas/host_blas.hpp): a program starts without it,
+// and only a solver call needs it. Internal to the runtime.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/dtype.hpp"
+
+namespace kiln::detail::lapack {
+
+/// LAPACKE's row-major layout (lapacke.h's LAPACK_ROW_MAJOR).
+inline constexpr int row_major = 101;
+
+/// One element type's entry points (complex ones take their arrays as
+/// void *: lapack_complex_float/double are layout-compatible with
+/// std::complex). lapack_int is 32-bit (Debian's LP64 LAPACKE).
+struct routines {
+  int (*gesv)(int, int, int, void *, int, int *, void *, int) = nullptr;
+  int (*getrf)(int, int, int, void *, int, int *) = nullptr;
+  int (*getri)(int, int, void *, int, const int *) = nullptr;
+  int (*potrf)(int, char, int, void *, int) = nullptr;
+};
+
+/// The routines of float32, float64, complex64 or complex128; throws
+/// kiln::error saying what to install when LAPACKE cannot be loaded
+/// ($KILN_LAPACKE names the library; else liblapacke.so.3, liblapacke.so).
+const routines &require(dtype t);
+
+} // namespace kiln::detail::lapack

@@ -1,0 +1,260 @@
+//===- runtime/linalg/solvers.cpp - solve, inv, det, slogdet, cholesky ----===//
+//
+// NumPy's square-matrix solvers, batched over the leading axes. Each input is
+// copied to the host, C-contiguous, in the solver's dtype (float64 for
+// integers); each matrix of the batch goes to LAPACKE in row-major layout
+// (lapack.hpp): gesv, getrf (+ getri), potrf. A result is copied back to the
+// input's device. LAPACK's info says when a matrix is singular or not
+// positive definite: linalg_error with NumPy's message.
+//
+// On a GPU this is, for now, the host's answer through two copies: cuSOLVER
+// is issue 26's next step (docs/operations.md, "Linear algebra").
+//
+//===----------------------------------------------------------------------===//
+#include "lapack.hpp"
+
+#include "kiln/array.hpp"
+#include "kiln/error.hpp"
+#include "kiln/linalg.hpp"
+#include "kiln/promote.hpp"
+#include "kiln/stream.hpp"
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace kiln::detail {
+namespace {
+
+using c64 = std::complex<float>;
+using c128 = std::complex<double>;
+
+/// NumPy's LinAlgError for an input that is not a stack of square matrices.
+void check_square(const array_base &a) {
+  if (a.ndim() < 2)
+    throw linalg_error(std::to_string(a.ndim()) +
+                       "-dimensional array given. Array must be at least two-dimensional");
+  const std::int64_t n = a.shape()[a.ndim() - 1];
+  if (a.shape()[a.ndim() - 2] != n)
+    throw linalg_error("Last 2 dimensions of the array must be square");
+  if (n > std::numeric_limits<int>::max())
+    throw value_error("kiln::linalg: matrices of " + std::to_string(n) + " rows are past LAPACK's 32-bit sizes");
+}
+
+/// The leading (batch) dimensions of a stack of matrices.
+shape batch_of(const array_base &a) {
+  shape batch;
+  for (std::size_t d = 0; d + 2 < a.shape().size(); ++d)
+    batch.push_back(a.shape()[d]);
+  return batch;
+}
+
+/// `x` on the host, C-contiguous, in dtype `t` (always a copy: LAPACK
+/// overwrites it).
+array_base host_copy(const array_base &x, dtype t) {
+  const array_base h = x.device().is_host() ? x : to_device(x, device::host(), stream::current(x.device()));
+  return copy(h, t);
+}
+
+/// A host result back on `dev`.
+array_base on(const array_base &r, device dev) {
+  return dev.is_host() ? r : to_device(r, dev, stream::current(dev));
+}
+
+/// Calls f.template operator()<R>() for the LAPACK type R of `t`.
+template <class F> void with_type(dtype t, F &&f) {
+  switch (t) {
+  case dtype::float32:
+    f.template operator()<float>();
+    return;
+  case dtype::float64:
+    f.template operator()<double>();
+    return;
+  case dtype::complex64:
+    f.template operator()<c64>();
+    return;
+  case dtype::complex128:
+    f.template operator()<c128>();
+    return;
+  default:
+    throw value_error(std::string("kiln::linalg: no solver for ") + std::string(name(t)));
+  }
+}
+
+template <class R> using real_of = decltype(std::abs(R()));
+
+/// The LU factors of each matrix of `m` (in place), with the sign of each
+/// permutation: +1 or -1 (LAPACK's 1-based row swaps).
+template <class R>
+void lu_each(const lapack::routines &lp, array_base &m, std::int64_t count, int n, std::vector<int> &ipiv,
+             const std::function<void(const R *, const int *)> &use) {
+  R *p = static_cast<R *>(m.data());
+  ipiv.resize(static_cast<std::size_t>(std::max(n, 1)));
+  for (std::int64_t b = 0; b < count; ++b) {
+    R *matrix = p + b * std::int64_t(n) * n;
+    if (n > 0)
+      (void)lp.getrf(lapack::row_major, n, n, matrix, n, ipiv.data()); // info > 0: a zero pivot, det 0
+    use(matrix, ipiv.data());
+  }
+}
+
+/// (-1)^(number of row swaps).
+int permutation_sign(const int *ipiv, int n) {
+  int sign = 1;
+  for (int i = 0; i < n; ++i)
+    if (ipiv[i] != i + 1)
+      sign = -sign;
+  return sign;
+}
+
+} // namespace
+
+dtype linalg_dtype(dtype t) noexcept { return mean_type(t); }
+
+array_base det(const array_base &a) {
+  check_square(a);
+  const dtype t = linalg_dtype(a.dtype());
+  const int n = static_cast<int>(a.shape().back());
+  const shape batch = batch_of(a);
+  array_base m = host_copy(a, t);
+  array_base out = empty(t, batch, device::host());
+  with_type(t, [&]<class R>() {
+    const lapack::routines &lp = lapack::require(t);
+    R *o = static_cast<R *>(out.data());
+    std::vector<int> ipiv;
+    std::int64_t b = 0;
+    lu_each<R>(lp, m, batch.numel(), n, ipiv, [&](const R *u, const int *piv) {
+      R d = R(permutation_sign(piv, n));
+      for (int i = 0; i < n; ++i)
+        d *= u[std::int64_t(i) * n + i];
+      o[b++] = d;
+    });
+  });
+  return on(out, a.device());
+}
+
+std::pair<array_base, array_base> slogdet(const array_base &a) {
+  check_square(a);
+  const dtype t = linalg_dtype(a.dtype());
+  const int n = static_cast<int>(a.shape().back());
+  const shape batch = batch_of(a);
+  array_base m = host_copy(a, t);
+  array_base sign = empty(t, batch, device::host());
+  array_base logabs = empty(real_type(t), batch, device::host());
+  with_type(t, [&]<class R>() {
+    using V = real_of<R>;
+    const lapack::routines &lp = lapack::require(t);
+    R *s = static_cast<R *>(sign.data());
+    V *l = static_cast<V *>(logabs.data());
+    std::vector<int> ipiv;
+    std::int64_t b = 0;
+    lu_each<R>(lp, m, batch.numel(), n, ipiv, [&](const R *u, const int *piv) {
+      R phase = R(permutation_sign(piv, n));
+      V sum = 0;
+      for (int i = 0; i < n; ++i) {
+        const R d = u[std::int64_t(i) * n + i];
+        const V magnitude = std::abs(d);
+        if (magnitude == V(0)) {
+          phase = R(0);
+          sum = -std::numeric_limits<V>::infinity();
+          break;
+        }
+        phase *= d / magnitude;
+        sum += std::log(magnitude);
+      }
+      s[b] = phase;
+      l[b++] = sum;
+    });
+  });
+  return {on(sign, a.device()), on(logabs, a.device())};
+}
+
+array_base inv(const array_base &a) {
+  check_square(a);
+  const dtype t = linalg_dtype(a.dtype());
+  const int n = static_cast<int>(a.shape().back());
+  array_base m = host_copy(a, t);
+  with_type(t, [&]<class R>() {
+    const lapack::routines &lp = lapack::require(t);
+    R *p = static_cast<R *>(m.data());
+    std::vector<int> ipiv(static_cast<std::size_t>(std::max(n, 1)));
+    for (std::int64_t b = 0, count = batch_of(a).numel(); b < count && n > 0; ++b) {
+      R *matrix = p + b * std::int64_t(n) * n;
+      if (lp.getrf(lapack::row_major, n, n, matrix, n, ipiv.data()) > 0 ||
+          lp.getri(lapack::row_major, n, matrix, n, ipiv.data()) > 0)
+        throw linalg_error("Singular matrix");
+    }
+  });
+  return on(m, a.device());
+}
+
+array_base solve(const array_base &a, const array_base &b) {
+  if (!(a.device() == b.device()))
+    throw device_error("arrays are on different devices: " + a.device().str() + " and " + b.device().str());
+  check_square(a);
+  const dtype t = linalg_dtype(promote_types(a.dtype(), b.dtype()));
+  const std::int64_t n = a.shape().back();
+  // NumPy 2: b is a vector (M,) only when 1-d, else a stack (..., M, K).
+  const bool vector = b.ndim() == 1;
+  const std::int64_t bn = vector ? b.shape()[0] : (b.ndim() >= 2 ? b.shape()[b.ndim() - 2] : -1);
+  if (b.ndim() == 0 || bn != n)
+    throw shape_error(std::string("solve") + (vector ? "1" : "") +
+                      ": Input operand 1 has a mismatch in its core dimension 0, with gufunc signature " +
+                      (vector ? "(m,m),(m)->(m)" : "(m,m),(m,n)->(m,n)") + " (size " +
+                      std::to_string(b.ndim() == 0 ? 0 : bn) + " is different from " + std::to_string(n) + ")");
+  const std::int64_t k = vector ? 1 : b.shape().back();
+  const shape batch = broadcast_shapes(batch_of(a), vector ? shape{} : batch_of(b));
+  shape a_shape = batch, b_shape = batch;
+  a_shape.push_back(n);
+  a_shape.push_back(n);
+  b_shape.push_back(n);
+  b_shape.push_back(k);
+  array_base am = host_copy(broadcast_to(a, a_shape), t);
+  array_base bm = host_copy(broadcast_to(vector ? reshape(b, shape{n, 1}) : b, b_shape), t);
+  with_type(t, [&]<class R>() {
+    const lapack::routines &lp = lapack::require(t);
+    R *ap = static_cast<R *>(am.data()), *bp = static_cast<R *>(bm.data());
+    std::vector<int> ipiv(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)));
+    if (k > std::numeric_limits<int>::max())
+      throw value_error("kiln::linalg::solve: " + std::to_string(k) + " right-hand sides are past LAPACK's 32-bit sizes");
+    if (n == 0)
+      return;
+    for (std::int64_t i = 0, count = batch.numel(); i < count; ++i)
+      if (lp.gesv(lapack::row_major, int(n), int(k), ap + i * n * n, int(n), ipiv.data(), bp + i * n * k, int(k)) >
+          0)
+        throw linalg_error("Singular matrix");
+  });
+  if (vector) {
+    shape out = batch;
+    out.push_back(n);
+    return on(reshape(bm, out), a.device());
+  }
+  return on(bm, a.device());
+}
+
+array_base cholesky(const array_base &a) {
+  check_square(a);
+  const dtype t = linalg_dtype(a.dtype());
+  const int n = static_cast<int>(a.shape().back());
+  array_base m = host_copy(a, t);
+  with_type(t, [&]<class R>() {
+    const lapack::routines &lp = lapack::require(t);
+    R *p = static_cast<R *>(m.data());
+    for (std::int64_t b = 0, count = batch_of(a).numel(); b < count && n > 0; ++b) {
+      R *matrix = p + b * std::int64_t(n) * n;
+      if (lp.potrf(lapack::row_major, 'L', n, matrix, n) > 0)
+        throw linalg_error("Matrix is not positive definite");
+      for (int i = 0; i < n; ++i) // NumPy's L has zeros above the diagonal
+        for (int j = i + 1; j < n; ++j)
+          matrix[std::int64_t(i) * n + j] = R(0);
+    }
+  });
+  return on(m, a.device());
+}
+
+} // namespace kiln::detail
