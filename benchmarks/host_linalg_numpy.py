@@ -1,5 +1,6 @@
 # NumPy beside benchmarks/host_linalg.cpp on the same machine: the same
-# products, median wall time of 9 runs after 2, GFLOP/s. One JSON line each.
+# products (GFLOP/s), solves and determinants, median wall time of 9 runs
+# after 2. One JSON line each.
 import json, time
 import numpy as np
 
@@ -30,3 +31,23 @@ run(np.float32, 1024)
 run(np.float32, 2048)
 run(np.float64, 1024)
 run(np.complex64, 1024)
+
+
+def timed(name, f):
+    for _ in range(2):
+        f()
+    ts = []
+    for _ in range(9):
+        t0 = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t0)
+    print(json.dumps(dict(suite="host_linalg", name=f"numpy {name}", impl="numpy",
+                          ms=round(float(np.median(ts)) * 1e3, 3))), flush=True)
+
+
+for dtype, name in ((np.float32, "float32"), (np.float64, "float64")):
+    a = (rng.random((1024, 1024)) + np.eye(1024) * 1024).astype(dtype)
+    b = rng.random(1024).astype(dtype)
+    timed(f"solve {name} 1024", lambda: np.linalg.solve(a, b))
+stack = rng.random((1000, 32, 32)) + np.eye(32) * 32
+timed("det float64 1000x32x32", lambda: np.linalg.det(stack))

@@ -1,6 +1,6 @@
 //===- runtime/linalg/lapack.cpp - Loading LAPACKE ------------------------===//
 //
-// Opens LAPACKE once and resolves LAPACKE_{s,d,c,z}{gesv,getrf,getri,potrf}.
+// Opens LAPACKE once and resolves LAPACKE_{s,d,c,z}{getrf,getrs,getri,potrf}.
 // LAPACKE calls the LAPACK that Debian's alternatives name (OpenBLAS's, whose
 // kernels the CPU BLAS loader has chosen when it ran first; the solvers load
 // it first for that reason).
@@ -54,8 +54,8 @@ loaded *load() {
       else
         missing += (missing.empty() ? "" : ", ") + symbol;
     };
-    resolve(l->types[t].gesv, "gesv");
     resolve(l->types[t].getrf, "getrf");
+    resolve(l->types[t].getrs, "getrs");
     resolve(l->types[t].getri, "getri");
     resolve(l->types[t].potrf, "potrf");
   }

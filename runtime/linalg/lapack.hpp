@@ -12,15 +12,17 @@
 
 namespace kiln::detail::lapack {
 
-/// LAPACKE's row-major layout (lapacke.h's LAPACK_ROW_MAJOR).
-inline constexpr int row_major = 101;
+/// LAPACKE's column-major layout (lapacke.h's LAPACK_COL_MAJOR): LAPACK's
+/// own, so LAPACKE copies nothing. A C-ordered matrix read in column-major
+/// order is its transpose; the solvers work on that (solvers.cpp).
+inline constexpr int col_major = 102;
 
 /// One element type's entry points (complex ones take their arrays as
 /// void *: lapack_complex_float/double are layout-compatible with
 /// std::complex). lapack_int is 32-bit (Debian's LP64 LAPACKE).
 struct routines {
-  int (*gesv)(int, int, int, void *, int, int *, void *, int) = nullptr;
   int (*getrf)(int, int, int, void *, int, int *) = nullptr;
+  int (*getrs)(int, char, int, int, const void *, int, const int *, void *, int) = nullptr;
   int (*getri)(int, int, void *, int, const int *) = nullptr;
   int (*potrf)(int, char, int, void *, int) = nullptr;
 };

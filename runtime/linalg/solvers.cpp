@@ -2,10 +2,16 @@
 //
 // NumPy's square-matrix solvers, batched over the leading axes. Each input is
 // copied to the host, C-contiguous, in the solver's dtype (float64 for
-// integers); each matrix of the batch goes to LAPACKE in row-major layout
-// (lapack.hpp): gesv, getrf (+ getri), potrf. A result is copied back to the
-// input's device. LAPACK's info says when a matrix is singular or not
-// positive definite: linalg_error with NumPy's message.
+// integers); each matrix of the batch goes to LAPACK in its own
+// column-major layout (lapack.hpp), so LAPACKE copies nothing: a C-ordered
+// matrix read column-major is A^T, and
+//   det(A^T) = det(A);  inv(A^T) = inv(A)^T, which read back in C order is
+//   inv(A);  A x = b is getrs('T') with the LU factors of A^T;  and for a
+//   Hermitian A, A^T = conj(A) = U^H U (potrf 'U') gives A = L L^H with L =
+//   U^T, which is U read back in C order.
+// A result is copied back to the input's device. LAPACK's info says when a
+// matrix is singular or not positive definite: linalg_error with NumPy's
+// message.
 //
 // On a GPU this is, for now, the host's answer through two copies: cuSOLVER
 // is issue 26's next step (docs/operations.md, "Linear algebra").
@@ -98,7 +104,7 @@ void lu_each(const lapack::routines &lp, array_base &m, std::int64_t count, int 
   for (std::int64_t b = 0; b < count; ++b) {
     R *matrix = p + b * std::int64_t(n) * n;
     if (n > 0)
-      (void)lp.getrf(lapack::row_major, n, n, matrix, n, ipiv.data()); // info > 0: a zero pivot, det 0
+      (void)lp.getrf(lapack::col_major, n, n, matrix, n, ipiv.data()); // info > 0: a zero pivot, det 0
     use(matrix, ipiv.data());
   }
 }
@@ -185,8 +191,8 @@ array_base inv(const array_base &a) {
     std::vector<int> ipiv(static_cast<std::size_t>(std::max(n, 1)));
     for (std::int64_t b = 0, count = batch_of(a).numel(); b < count && n > 0; ++b) {
       R *matrix = p + b * std::int64_t(n) * n;
-      if (lp.getrf(lapack::row_major, n, n, matrix, n, ipiv.data()) > 0 ||
-          lp.getri(lapack::row_major, n, matrix, n, ipiv.data()) > 0)
+      if (lp.getrf(lapack::col_major, n, n, matrix, n, ipiv.data()) > 0 ||
+          lp.getri(lapack::col_major, n, matrix, n, ipiv.data()) > 0)
         throw linalg_error("Singular matrix");
     }
   });
@@ -215,7 +221,17 @@ array_base solve(const array_base &a, const array_base &b) {
   b_shape.push_back(n);
   b_shape.push_back(k);
   array_base am = host_copy(broadcast_to(a, a_shape), t);
-  array_base bm = host_copy(broadcast_to(vector ? reshape(b, shape{n, 1}) : b, b_shape), t);
+  // The right-hand sides column-major (K columns of N): b's (..., K, N)
+  // transpose in C order; a vector already is.
+  shape bt_axes_shape = batch;
+  bt_axes_shape.push_back(k);
+  bt_axes_shape.push_back(n);
+  const array_base bb = broadcast_to(vector ? reshape(b, shape{n, 1}) : b, b_shape);
+  std::vector<std::int64_t> swap_last(bb.ndim());
+  for (std::size_t d = 0; d < swap_last.size(); ++d)
+    swap_last[d] = static_cast<std::int64_t>(d);
+  std::swap(swap_last[swap_last.size() - 1], swap_last[swap_last.size() - 2]);
+  array_base bm = host_copy(transpose(bb, swap_last), t);
   with_type(t, [&]<class R>() {
     const lapack::routines &lp = lapack::require(t);
     R *ap = static_cast<R *>(am.data()), *bp = static_cast<R *>(bm.data());
@@ -224,11 +240,16 @@ array_base solve(const array_base &a, const array_base &b) {
       throw value_error("kiln::linalg::solve: " + std::to_string(k) + " right-hand sides are past LAPACK's 32-bit sizes");
     if (n == 0)
       return;
-    for (std::int64_t i = 0, count = batch.numel(); i < count; ++i)
-      if (lp.gesv(lapack::row_major, int(n), int(k), ap + i * n * n, int(n), ipiv.data(), bp + i * n * k, int(k)) >
-          0)
+    for (std::int64_t i = 0, count = batch.numel(); i < count; ++i) {
+      R *matrix = ap + i * n * n;
+      if (lp.getrf(lapack::col_major, int(n), int(n), matrix, int(n), ipiv.data()) > 0)
         throw linalg_error("Singular matrix");
+      (void)lp.getrs(lapack::col_major, 'T', int(n), int(k), matrix, int(n), ipiv.data(), bp + i * n * k, int(n));
+    }
   });
+  if (!vector) { // back to (..., N, K)
+    bm = copy(transpose(bm, swap_last), t);
+  }
   if (vector) {
     shape out = batch;
     out.push_back(n);
@@ -247,7 +268,7 @@ array_base cholesky(const array_base &a) {
     R *p = static_cast<R *>(m.data());
     for (std::int64_t b = 0, count = batch_of(a).numel(); b < count && n > 0; ++b) {
       R *matrix = p + b * std::int64_t(n) * n;
-      if (lp.potrf(lapack::row_major, 'L', n, matrix, n) > 0)
+      if (lp.potrf(lapack::col_major, 'U', n, matrix, n) > 0)
         throw linalg_error("Matrix is not positive definite");
       for (int i = 0; i < n; ++i) // NumPy's L has zeros above the diagonal
         for (int j = i + 1; j < n; ++j)
