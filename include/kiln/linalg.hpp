@@ -105,8 +105,8 @@ array<var_result_t<T>> norm(const array<T> &x, detail::norm_ord ord = {}, const 
 /// shape (M,) or (..., M, K), batched over the broadcast leading axes, in
 /// the dtype of linalg_t<promote_t<A, B>>. LU with partial pivoting
 /// (LAPACK's gesv); linalg_error "Singular matrix" for an exactly singular
-/// matrix, as NumPy. On the host through LAPACK (docs/operations.md, "Linear
-/// algebra").
+/// matrix, as NumPy. Through LAPACK on the host and cuSOLVER on a GPU
+/// (docs/operations.md, "Linear algebra").
 template <element A, element B>
 array<linalg_t<promote_t<A, B>>> solve(const array<A> &a, const array<B> &b) {
   return array<linalg_t<promote_t<A, B>>>(detail::solve(a, b));

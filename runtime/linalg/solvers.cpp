@@ -13,13 +13,17 @@
 // matrix is singular or not positive definite: linalg_error with NumPy's
 // message.
 //
-// On a GPU this is, for now, the host's answer through two copies: cuSOLVER
-// is issue 26's next step (docs/operations.md, "Linear algebra").
+// On a GPU the same column-major calls go to cuSOLVER (gpu_solvers.hpp):
+// getrf, getrs, potrf; det and slogdet read the factors' diagonals on the
+// host, and cholesky zeroes the upper triangle there (docs/operations.md,
+// "Linear algebra").
 //
 //===----------------------------------------------------------------------===//
+#include "gpu_solvers.hpp"
 #include "lapack.hpp"
 
 #include "kiln/array.hpp"
+#include "kiln/creation.hpp"
 #include "kiln/error.hpp"
 #include "kiln/linalg.hpp"
 #include "kiln/promote.hpp"
@@ -30,6 +34,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -94,19 +99,31 @@ template <class F> void with_type(dtype t, F &&f) {
 
 template <class R> using real_of = decltype(std::abs(R()));
 
-/// The LU factors of each matrix of `m` (in place), with the sign of each
-/// permutation: +1 or -1 (LAPACK's 1-based row swaps).
-template <class R>
-void lu_each(const lapack::routines &lp, array_base &m, std::int64_t count, int n, std::vector<int> &ipiv,
-             const std::function<void(const R *, const int *)> &use) {
-  R *p = static_cast<R *>(m.data());
-  ipiv.resize(static_cast<std::size_t>(std::max(n, 1)));
-  for (std::int64_t b = 0; b < count; ++b) {
-    R *matrix = p + b * std::int64_t(n) * n;
-    if (n > 0)
-      (void)lp.getrf(lapack::col_major, n, n, matrix, n, ipiv.data()); // info > 0: a zero pivot, det 0
-    use(matrix, ipiv.data());
+/// The LU factors of each matrix of `a` (as its column-major transpose), on
+/// the host, with their 1-based row swaps: LAPACK's getrf on the host,
+/// cuSOLVER's on a GPU. A zero pivot (a singular matrix) is not an error
+/// here.
+struct lu_factors {
+  array_base factors;
+  std::vector<int> pivots;
+};
+lu_factors lu_of(const array_base &a, dtype t, std::int64_t count, int n) {
+  lu_factors r;
+  if (!a.device().is_host()) {
+    const array_base m = copy(a, t);
+    (void)gpu_linalg::lu(m, count, n, r.pivots);
+    r.factors = to_device(m, device::host(), stream::current(a.device()));
+    return r;
   }
+  r.factors = host_copy(a, t);
+  r.pivots.assign(static_cast<std::size_t>(count * n), 0);
+  with_type(t, [&]<class R>() {
+    const lapack::routines &lp = lapack::require(t);
+    R *p = static_cast<R *>(r.factors.data());
+    for (std::int64_t b = 0; b < count && n > 0; ++b)
+      (void)lp.getrf(lapack::col_major, n, n, p + b * std::int64_t(n) * n, n, r.pivots.data() + b * n);
+  });
+  return r;
 }
 
 /// (-1)^(number of row swaps).
@@ -127,19 +144,17 @@ array_base det(const array_base &a) {
   const dtype t = linalg_dtype(a.dtype());
   const int n = static_cast<int>(a.shape().back());
   const shape batch = batch_of(a);
-  array_base m = host_copy(a, t);
+  const lu_factors lu = lu_of(a, t, batch.numel(), n);
   array_base out = empty(t, batch, device::host());
   with_type(t, [&]<class R>() {
-    const lapack::routines &lp = lapack::require(t);
+    const R *u = static_cast<const R *>(lu.factors.data());
     R *o = static_cast<R *>(out.data());
-    std::vector<int> ipiv;
-    std::int64_t b = 0;
-    lu_each<R>(lp, m, batch.numel(), n, ipiv, [&](const R *u, const int *piv) {
-      R d = R(permutation_sign(piv, n));
+    for (std::int64_t b = 0; b < batch.numel(); ++b, u += std::int64_t(n) * n) {
+      R d = R(permutation_sign(lu.pivots.data() + b * n, n));
       for (int i = 0; i < n; ++i)
         d *= u[std::int64_t(i) * n + i];
-      o[b++] = d;
-    });
+      o[b] = d;
+    }
   });
   return on(out, a.device());
 }
@@ -149,18 +164,16 @@ std::pair<array_base, array_base> slogdet(const array_base &a) {
   const dtype t = linalg_dtype(a.dtype());
   const int n = static_cast<int>(a.shape().back());
   const shape batch = batch_of(a);
-  array_base m = host_copy(a, t);
+  const lu_factors lu = lu_of(a, t, batch.numel(), n);
   array_base sign = empty(t, batch, device::host());
   array_base logabs = empty(real_type(t), batch, device::host());
   with_type(t, [&]<class R>() {
     using V = real_of<R>;
-    const lapack::routines &lp = lapack::require(t);
+    const R *u = static_cast<const R *>(lu.factors.data());
     R *s = static_cast<R *>(sign.data());
     V *l = static_cast<V *>(logabs.data());
-    std::vector<int> ipiv;
-    std::int64_t b = 0;
-    lu_each<R>(lp, m, batch.numel(), n, ipiv, [&](const R *u, const int *piv) {
-      R phase = R(permutation_sign(piv, n));
+    for (std::int64_t b = 0; b < batch.numel(); ++b, u += std::int64_t(n) * n) {
+      R phase = R(permutation_sign(lu.pivots.data() + b * n, n));
       V sum = 0;
       for (int i = 0; i < n; ++i) {
         const R d = u[std::int64_t(i) * n + i];
@@ -174,29 +187,52 @@ std::pair<array_base, array_base> slogdet(const array_base &a) {
         sum += std::log(magnitude);
       }
       s[b] = phase;
-      l[b++] = sum;
-    });
+      l[b] = sum;
+    }
   });
   return {on(sign, a.device()), on(logabs, a.device())};
+}
+
+/// count n x n identity matrices on `dev`, in dtype `t`.
+array_base identities(dtype t, std::int64_t count, std::int64_t n, device dev) {
+  std::vector<double> eye(static_cast<std::size_t>(count * n * n), 0.0);
+  for (std::int64_t b = 0; b < count; ++b)
+    for (std::int64_t i = 0; i < n; ++i)
+      eye[static_cast<std::size_t>((b * n + i) * n + i)] = 1.0;
+  const array_base host = kiln::asarray<double>(std::span<const double>(eye.data(), eye.size()), shape{count, n, n},
+                                                device::host());
+  return dev.is_host() ? copy(host, t) : copy(to_device(host, dev, stream::current(dev)), t);
 }
 
 array_base inv(const array_base &a) {
   check_square(a);
   const dtype t = linalg_dtype(a.dtype());
   const int n = static_cast<int>(a.shape().back());
+  const std::int64_t count = batch_of(a).numel();
+  if (!a.device().is_host()) {
+    // inv(A^T) column-major is inv(A) in C order: solve A^T X = I.
+    const array_base m = copy(a, t);
+    std::vector<int> pivots;
+    for (int info : gpu_linalg::lu(m, count, n, pivots))
+      if (info > 0)
+        throw linalg_error("Singular matrix");
+    const array_base x = identities(t, count, n, a.device());
+    gpu_linalg::lu_solve(m, pivots, x, count, n, n, /*transposed=*/false);
+    return reshape(x, a.shape());
+  }
   array_base m = host_copy(a, t);
   with_type(t, [&]<class R>() {
     const lapack::routines &lp = lapack::require(t);
     R *p = static_cast<R *>(m.data());
     std::vector<int> ipiv(static_cast<std::size_t>(std::max(n, 1)));
-    for (std::int64_t b = 0, count = batch_of(a).numel(); b < count && n > 0; ++b) {
+    for (std::int64_t b = 0; b < count && n > 0; ++b) {
       R *matrix = p + b * std::int64_t(n) * n;
       if (lp.getrf(lapack::col_major, n, n, matrix, n, ipiv.data()) > 0 ||
           lp.getri(lapack::col_major, n, matrix, n, ipiv.data()) > 0)
         throw linalg_error("Singular matrix");
     }
   });
-  return on(m, a.device());
+  return m;
 }
 
 array_base solve(const array_base &a, const array_base &b) {
@@ -220,7 +256,8 @@ array_base solve(const array_base &a, const array_base &b) {
   a_shape.push_back(n);
   b_shape.push_back(n);
   b_shape.push_back(k);
-  array_base am = host_copy(broadcast_to(a, a_shape), t);
+  const bool gpu = !a.device().is_host();
+  array_base am = gpu ? copy(broadcast_to(a, a_shape), t) : host_copy(broadcast_to(a, a_shape), t);
   // The right-hand sides column-major (K columns of N): b's (..., K, N)
   // transpose in C order; a vector already is.
   shape bt_axes_shape = batch;
@@ -231,13 +268,19 @@ array_base solve(const array_base &a, const array_base &b) {
   for (std::size_t d = 0; d < swap_last.size(); ++d)
     swap_last[d] = static_cast<std::int64_t>(d);
   std::swap(swap_last[swap_last.size() - 1], swap_last[swap_last.size() - 2]);
-  array_base bm = host_copy(transpose(bb, swap_last), t);
-  with_type(t, [&]<class R>() {
+  array_base bm = gpu ? copy(transpose(bb, swap_last), t) : host_copy(transpose(bb, swap_last), t);
+  if (k > std::numeric_limits<int>::max())
+    throw value_error("kiln::linalg::solve: " + std::to_string(k) + " right-hand sides are past LAPACK's 32-bit sizes");
+  if (gpu) {
+    std::vector<int> pivots;
+    for (int info : gpu_linalg::lu(am, batch.numel(), int(n), pivots))
+      if (info > 0)
+        throw linalg_error("Singular matrix");
+    gpu_linalg::lu_solve(am, pivots, bm, batch.numel(), int(n), int(k), /*transposed=*/true);
+  } else with_type(t, [&]<class R>() {
     const lapack::routines &lp = lapack::require(t);
     R *ap = static_cast<R *>(am.data()), *bp = static_cast<R *>(bm.data());
     std::vector<int> ipiv(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)));
-    if (k > std::numeric_limits<int>::max())
-      throw value_error("kiln::linalg::solve: " + std::to_string(k) + " right-hand sides are past LAPACK's 32-bit sizes");
     if (n == 0)
       return;
     for (std::int64_t i = 0, count = batch.numel(); i < count; ++i) {
@@ -253,22 +296,30 @@ array_base solve(const array_base &a, const array_base &b) {
   if (vector) {
     shape out = batch;
     out.push_back(n);
-    return on(reshape(bm, out), a.device());
+    return gpu ? reshape(bm, out) : on(reshape(bm, out), a.device());
   }
-  return on(bm, a.device());
+  return gpu ? bm : on(bm, a.device());
 }
 
 array_base cholesky(const array_base &a) {
   check_square(a);
   const dtype t = linalg_dtype(a.dtype());
   const int n = static_cast<int>(a.shape().back());
-  array_base m = host_copy(a, t);
+  const std::int64_t count = batch_of(a).numel();
+  array_base m;
+  if (!a.device().is_host()) {
+    const array_base g = copy(a, t);
+    if (!gpu_linalg::cholesky_upper(g, count, n))
+      throw linalg_error("Matrix is not positive definite");
+    m = to_device(g, device::host(), stream::current(a.device())); // the zeros above are written here
+  } else {
+    m = host_copy(a, t);
+  }
   with_type(t, [&]<class R>() {
-    const lapack::routines &lp = lapack::require(t);
     R *p = static_cast<R *>(m.data());
-    for (std::int64_t b = 0, count = batch_of(a).numel(); b < count && n > 0; ++b) {
+    for (std::int64_t b = 0; b < count && n > 0; ++b) {
       R *matrix = p + b * std::int64_t(n) * n;
-      if (lp.potrf(lapack::col_major, 'U', n, matrix, n) > 0)
+      if (a.device().is_host() && lapack::require(t).potrf(lapack::col_major, 'U', n, matrix, n) > 0)
         throw linalg_error("Matrix is not positive definite");
       for (int i = 0; i < n; ++i) // NumPy's L has zeros above the diagonal
         for (int j = i + 1; j < n; ++j)
