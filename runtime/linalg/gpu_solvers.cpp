@@ -8,6 +8,7 @@
 #include "gpu_solvers.hpp"
 
 #include "cusolver.hpp"
+#include "solver_types.hpp"
 
 #include "kiln/creation.hpp"
 #include "kiln/error.hpp"
@@ -22,8 +23,7 @@
 namespace kiln::detail::gpu_linalg {
 namespace {
 
-using c64 = std::complex<float>;
-using c128 = std::complex<double>;
+using namespace linalg_types;
 
 /// The CUDA type cuSOLVER takes for R.
 template <class R> using native_t =
@@ -31,21 +31,6 @@ template <class R> using native_t =
 
 template <class R> native_t<R> *native(const array_base &x, std::int64_t offset = 0) {
   return reinterpret_cast<native_t<R> *>(static_cast<R *>(x.data()) + offset);
-}
-
-template <class F> void with_type(dtype t, F &&f) {
-  switch (t) {
-  case dtype::float32:
-    return f.template operator()<float>();
-  case dtype::float64:
-    return f.template operator()<double>();
-  case dtype::complex64:
-    return f.template operator()<c64>();
-  case dtype::complex128:
-    return f.template operator()<c128>();
-  default:
-    throw value_error(std::string("kiln::linalg: no cuSOLVER routines for ") + std::string(name(t)));
-  }
 }
 
 /// The handle for `x`'s GPU on its current stream (made current).

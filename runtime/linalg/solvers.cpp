@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "gpu_solvers.hpp"
 #include "lapack.hpp"
+#include "solver_types.hpp"
 
 #include "kiln/array.hpp"
 #include "kiln/creation.hpp"
@@ -32,7 +33,6 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <span>
 #include <string>
@@ -42,8 +42,7 @@
 namespace kiln::detail {
 namespace {
 
-using c64 = std::complex<float>;
-using c128 = std::complex<double>;
+using namespace linalg_types;
 
 /// NumPy's LinAlgError for an input that is not a stack of square matrices.
 void check_square(const array_base &a) {
@@ -75,26 +74,6 @@ array_base host_copy(const array_base &x, dtype t) {
 /// A host result back on `dev`.
 array_base on(const array_base &r, device dev) {
   return dev.is_host() ? r : to_device(r, dev, stream::current(dev));
-}
-
-/// Calls f.template operator()<R>() for the LAPACK type R of `t`.
-template <class F> void with_type(dtype t, F &&f) {
-  switch (t) {
-  case dtype::float32:
-    f.template operator()<float>();
-    return;
-  case dtype::float64:
-    f.template operator()<double>();
-    return;
-  case dtype::complex64:
-    f.template operator()<c64>();
-    return;
-  case dtype::complex128:
-    f.template operator()<c128>();
-    return;
-  default:
-    throw value_error(std::string("kiln::linalg: no solver for ") + std::string(name(t)));
-  }
 }
 
 template <class R> using real_of = decltype(std::abs(R()));
@@ -260,9 +239,6 @@ array_base solve(const array_base &a, const array_base &b) {
   array_base am = gpu ? copy(broadcast_to(a, a_shape), t) : host_copy(broadcast_to(a, a_shape), t);
   // The right-hand sides column-major (K columns of N): b's (..., K, N)
   // transpose in C order; a vector already is.
-  shape bt_axes_shape = batch;
-  bt_axes_shape.push_back(k);
-  bt_axes_shape.push_back(n);
   const array_base bb = broadcast_to(vector ? reshape(b, shape{n, 1}) : b, b_shape);
   std::vector<std::int64_t> swap_last(bb.ndim());
   for (std::size_t d = 0; d < swap_last.size(); ++d)
