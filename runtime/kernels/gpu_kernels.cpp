@@ -237,4 +237,9 @@ void launch_indexing(int ordinal, const char *name, std::int64_t n, void *params
   launch_params(ordinal, name, n, params, stream, grid);
 }
 
+void matrix_map(int ordinal, dtype t, const matrix_map_params &p, void *stream) {
+  matrix_map_params copy = p;
+  launch(ordinal, std::string("kiln_matrix_map_") + type_name(t), copy.batch * copy.rows * copy.cols, copy, stream);
+}
+
 } // namespace kiln::detail::kernels::gpu

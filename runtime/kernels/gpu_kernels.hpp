@@ -10,6 +10,7 @@
 #include "kiln/dtype.hpp"
 #include "runtime/kernels/kernels.hpp"
 #include "runtime/kernels/layout.hpp"
+#include "runtime/kernels/params.hpp"
 
 namespace kiln::detail::kernels::gpu {
 
@@ -25,5 +26,9 @@ void random(int ordinal, void *out, dtype t, std::int64_t n, const draw &d,
 /// grid-stride blocks for `n` elements.
 void launch_indexing(int ordinal, const char *name, std::int64_t n, void *params, void *stream,
                      unsigned grid = 0);
+
+/// Launches kiln_matrix_map_<t> (cuda/matrix_kernels.cu) for a float or
+/// complex dtype `t`.
+void matrix_map(int ordinal, dtype t, const matrix_map_params &p, void *stream);
 
 } // namespace kiln::detail::kernels::gpu

@@ -89,4 +89,20 @@ struct take_params {
   unsigned long long *winner; ///< scatter: axis_len entries, init 0
 };
 
+/// One pass over a stack of `batch` rows x cols matrices
+/// (kiln_matrix_map_<dtype>, runtime/linalg/stack.hpp): out[b, i, j]
+/// (C-contiguous) = in[b, i, j] (element strides in_batch, in_row, in_col),
+/// conjugated when `conj`, times scale[b * scale_batch + j] (real) when
+/// `scale` is set, zero outside the band lo <= j - i <= hi, and 1 on the
+/// diagonal when `unit_diagonal`.
+struct matrix_map_params {
+  const void *in;
+  void *out;
+  const void *scale;
+  std::int64_t batch, rows, cols;
+  std::int64_t in_batch, in_row, in_col, scale_batch;
+  std::int64_t band_lo, band_hi;
+  std::int32_t conj, unit_diagonal;
+};
+
 } // namespace kiln::detail::kernels

@@ -63,10 +63,13 @@ const loaded &library() {
 /// The calling thread's handles, destroyed at thread exit.
 struct thread_handles {
   std::map<int, cusolverDnHandle_t> by_device;
+  cusolverDnParams_t params = nullptr;
   ~thread_handles() {
     const loaded &l = library();
     if (!l.ok)
       return;
+    if (params)
+      l.lib.cusolverDnDestroyParams(params);
     for (auto &[ordinal, h] : by_device) {
       try {
         cuda::make_current(ordinal);
@@ -93,8 +96,24 @@ void check(cusolverStatus_t status, const char *call) {
                    static_cast<int>(status));
 }
 
-cusolverDnHandle_t handle(const api &lib, device dev, void *stream) {
+namespace {
+
+thread_handles &handles_of_thread() {
   thread_local thread_handles handles;
+  return handles;
+}
+
+} // namespace
+
+cusolverDnParams_t params(const api &lib) {
+  thread_handles &handles = handles_of_thread();
+  if (!handles.params)
+    check(lib.cusolverDnCreateParams(&handles.params), "cusolverDnCreateParams");
+  return handles.params;
+}
+
+cusolverDnHandle_t handle(const api &lib, device dev, void *stream) {
+  thread_handles &handles = handles_of_thread();
   cusolverDnHandle_t h = nullptr;
   if (auto it = handles.by_device.find(dev.index()); it != handles.by_device.end()) {
     h = it->second;

@@ -31,4 +31,7 @@ void check(cusolverStatus_t status, const char *call);
 /// to `stream` (a CUstream, nullptr for the default stream).
 cusolverDnHandle_t handle(const api &lib, device dev, void *stream);
 
+/// The calling thread's options of the 64-bit API (cuSOLVER's defaults).
+cusolverDnParams_t params(const api &lib);
+
 } // namespace kiln::detail::cusolver

@@ -1,6 +1,7 @@
 //===- runtime/linalg/lapack.cpp - Loading LAPACKE ------------------------===//
 //
-// Opens LAPACKE once and resolves LAPACKE_{s,d,c,z}{getrf,getrs,getri,potrf}.
+// Opens LAPACKE once and resolves the routines of lapack.hpp for the four
+// types (LAPACKE_sgetrf ... LAPACKE_zgeev).
 // LAPACKE calls the LAPACK that Debian's alternatives name (OpenBLAS's, whose
 // kernels the CPU BLAS loader has chosen when it ran first; the solvers load
 // it first for that reason).
@@ -54,15 +55,28 @@ loaded *load() {
       else
         missing += (missing.empty() ? "" : ", ") + symbol;
     };
+    const bool complex = t >= 2;
     resolve(l->types[t].getrf, "getrf");
     resolve(l->types[t].getrs, "getrs");
     resolve(l->types[t].getri, "getri");
     resolve(l->types[t].potrf, "potrf");
+    resolve(l->types[t].potrs, "potrs");
+    resolve(l->types[t].trtrs, "trtrs");
+    resolve(l->types[t].geqrf, "geqrf");
+    resolve(l->types[t].orgqr, complex ? "ungqr" : "orgqr");
+    resolve(l->types[t].gesdd, "gesdd");
+    resolve(l->types[t].syevd, complex ? "heevd" : "syevd");
+    if (complex)
+      resolve(l->types[t].geev, "geev");
   }
   if (!missing.empty()) {
     l->reason = "the LAPACKE library lacks " + missing;
     return l;
   }
+  // LAPACKE checks its inputs for NaNs by default and returns an argument
+  // error without computing: NumPy's LAPACK computes (inv gives NaNs).
+  if (void *set_nancheck = dlsym(so, "LAPACKE_set_nancheck"))
+    reinterpret_cast<void (*)(int)>(set_nancheck)(0);
   l->ok = true;
   return l;
 }

@@ -25,6 +25,18 @@ struct routines {
   int (*getrs)(int, char, int, int, const void *, int, const int *, void *, int) = nullptr;
   int (*getri)(int, int, void *, int, const int *) = nullptr;
   int (*potrf)(int, char, int, void *, int) = nullptr;
+  int (*potrs)(int, char, int, int, const void *, int, void *, int) = nullptr;
+  int (*trtrs)(int, char, char, char, int, int, const void *, int, void *, int) = nullptr;
+  int (*geqrf)(int, int, int, void *, int, void *) = nullptr;
+  /// orgqr, or ungqr for complex types.
+  int (*orgqr)(int, int, int, int, void *, int, const void *) = nullptr;
+  /// gesdd (jobz, m, n, a, lda, s, u, ldu, vt, ldvt); s is real.
+  int (*gesdd)(int, char, int, int, void *, int, void *, void *, int, void *, int) = nullptr;
+  /// syevd, or heevd for complex types (jobz, uplo, n, a, lda, w); w is real.
+  int (*syevd)(int, char, char, int, void *, int, void *) = nullptr;
+  /// geev of complex types only (jobvl, jobvr, n, a, lda, w, vl, ldvl, vr,
+  /// ldvr); null for real ones.
+  int (*geev)(int, char, char, int, void *, int, void *, void *, int, void *, int) = nullptr;
 };
 
 /// The routines of float32, float64, complex64 or complex128; throws

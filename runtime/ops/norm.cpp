@@ -6,7 +6,8 @@
 // is a reduction of the engine in reduction_loop.hpp whose load maps an
 // element first (|x|, |x|^2, |x|^p, x != 0), in the result's real type:
 // float64 for bool and integers, the real type of complex (var_type).
-// Matrix norms 2, -2 and the nuclear norm need an SVD, which Kiln lacks.
+// Matrix norms 2, -2 and the nuclear norm reduce the singular values
+// (kiln::linalg's svd, on the array's device).
 //
 //===----------------------------------------------------------------------===//
 #include "reducers.hpp"
@@ -14,6 +15,7 @@
 
 #include "kiln/error.hpp"
 #include "kiln/linalg.hpp"
+#include "kiln/reductions.hpp"
 
 #include <bit>
 #include <cmath>
@@ -151,6 +153,26 @@ array_base matrix_norm(const array_base &x, bool fro, double p,
   return detail::reshape(result, kept);
 }
 
+/// The matrix norms of the singular values (linalg's svd, on x's device):
+/// their max (order 2), min (-2) or sum (nuclear) over the matrices of axes
+/// (row, col).
+array_base singular_value_norm(const array_base &x, reduction r, std::int64_t row, std::int64_t col, bool keepdims) {
+  std::vector<std::int64_t> order;
+  for (std::int64_t d = 0; d < x.ndim(); ++d)
+    if (d != row && d != col)
+      order.push_back(d);
+  order.push_back(row);
+  order.push_back(col);
+  const array_base s = std::get<1>(svd(transpose(x, order), false, false));
+  array_base result = reduce(r, s, axes(-1), false);
+  if (!keepdims)
+    return result;
+  shape kept = x.shape();
+  kept[static_cast<std::size_t>(row)] = 1;
+  kept[static_cast<std::size_t>(col)] = 1;
+  return reshape(result, kept);
+}
+
 /// The index of a single axis `a` of a rank-`ndim` array (index_error when
 /// out of range).
 std::int64_t normalize_axis(std::int64_t a, std::int64_t ndim) {
@@ -192,8 +214,8 @@ array_base norm(const array_base &x, const norm_ord &ord, const axes &ax,
     list.assign(ax.list().begin(), ax.list().end());
 
   if (list.size() == 1) {
-    if (fro)
-      throw value_error("Invalid norm order 'fro' for vectors");
+    if (fro || ord.k == kind::nuc)
+      throw value_error(std::string("Invalid norm order '") + (fro ? "fro" : "nuc") + "' for vectors");
     const std::uint64_t mask = normalize_axes(axes(list[0]), nd);
     return compute([&]<class T>(const array_base &h) {
       return vector_norm<T>(h, ord, mask, keepdims);
@@ -206,15 +228,11 @@ array_base norm(const array_base &x, const norm_ord &ord, const axes &ax,
                      col = normalize_axis(list[1], nd);
   if (row == col)
     throw value_error("Duplicate axes given.");
-  if (!none && !fro) {
-    if (p == 2 || p == -2)
-      throw value_error(std::string("matrix norm of order ") +
-                        (p > 0 ? "2" : "-2") +
-                        " needs a singular value decomposition, which Kiln "
-                        "does not have");
-    if (p != 1 && p != -1 && p != inf && p != -inf)
-      throw value_error("Invalid norm order for matrices.");
-  }
+  if (ord.k == kind::nuc || (ord.k == kind::number && (p == 2 || p == -2)))
+    return singular_value_norm(x, ord.k == kind::nuc ? reduction::sum : p > 0 ? reduction::max : reduction::min, row,
+                               col, keepdims);
+  if (!none && !fro && p != 1 && p != -1 && p != inf && p != -inf)
+    throw value_error("Invalid norm order for matrices.");
   return compute([&]<class T>(const array_base &h) {
     return matrix_norm<T>(h, none || fro, p, row, col, keepdims);
   });

@@ -313,16 +313,13 @@ TEST(Norm, ErrorsHaveNumPysMessages) {
                                     "Invalid norm order for matrices.");
   expect_message<kiln::value_error>([&] { (void)kiln::linalg::norm(m, 0); },
                                     "Invalid norm order for matrices.");
-  expect_message<kiln::value_error>(
-      [&] { (void)kiln::linalg::norm(m, 2); },
-      "matrix norm of order 2 needs a singular value decomposition, which Kiln "
-      "does not have");
-  expect_message<kiln::value_error>(
-      [&] {
-        (void)kiln::linalg::norm(t, -2, {0, 2});
-      },
-      "matrix norm of order -2 needs a singular value decomposition, which "
-      "Kiln does not have");
+  // Orders 2 and -2 are the extreme singular values (an SVD; kept dims).
+  EXPECT_NEAR(kiln::linalg::norm(m, 2).to_vector()[0], kiln::linalg::svdvals(m).to_vector()[0], 1e-5);
+  {
+    const auto r = kiln::linalg::norm(t, -2, {0, 2}, true);
+    EXPECT_EQ(r.shape()[0], 1);
+    EXPECT_EQ(r.shape()[2], 1);
+  }
   expect_message<kiln::value_error>(
       [&] {
         (void)kiln::linalg::norm(m, 1, {0, -2});

@@ -1,0 +1,61 @@
+//===- runtime/kernels/cuda/matrix_kernels.cu - Batched matrix maps -------===//
+//
+// kiln_matrix_map_<dtype>: the one elementwise pass linear algebra needs
+// around the vendor solvers (runtime/linalg/stack.hpp): a strided (so
+// possibly transposed) read of a stack of matrices, an optional conjugate,
+// column scale and triangle (band) mask, and a unit diagonal, written
+// C-contiguous. The host twin is in runtime/linalg/stack.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/kernels/element.hpp"
+#include "runtime/kernels/params.hpp"
+
+using namespace kiln::detail::kernels;
+
+namespace matrix_kernels {
+
+template <class T> __device__ __forceinline__ T conj_of(T v) { return v; }
+template <class R> __device__ __forceinline__ cplx<R> conj_of(cplx<R> v) { return {v.re, -v.im}; }
+template <class T, class R> __device__ __forceinline__ T scaled(T v, R s) { return v * s; }
+template <class R> __device__ __forceinline__ cplx<R> scaled(cplx<R> v, R s) { return {v.re * s, v.im * s}; }
+template <class T> __device__ __forceinline__ T one() { return T(1); }
+template <> __device__ __forceinline__ complex64_t one<complex64_t>() { return {1.0f, 0.0f}; }
+template <> __device__ __forceinline__ complex128_t one<complex128_t>() { return {1.0, 0.0}; }
+template <class T> __device__ __forceinline__ T zero() { return T(0); }
+template <> __device__ __forceinline__ complex64_t zero<complex64_t>() { return {0.0f, 0.0f}; }
+template <> __device__ __forceinline__ complex128_t zero<complex128_t>() { return {0.0, 0.0}; }
+
+template <class T, class R> __device__ void matrix_map(const matrix_map_params &p) {
+  const T *in = static_cast<const T *>(p.in);
+  T *out = static_cast<T *>(p.out);
+  const R *scale = static_cast<const R *>(p.scale);
+  const std::int64_t per = p.rows * p.cols, n = p.batch * per;
+  for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < n;
+       e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t b = e / per, i = (e % per) / p.cols, j = e % p.cols;
+    T v;
+    if (j - i < p.band_lo || j - i > p.band_hi) {
+      v = zero<T>();
+    } else if (p.unit_diagonal && i == j) {
+      v = one<T>();
+    } else {
+      v = in[b * p.in_batch + i * p.in_row + j * p.in_col];
+      if (p.conj)
+        v = conj_of(v);
+      if (scale)
+        v = scaled(v, scale[b * p.scale_batch + j]);
+    }
+    out[e] = v;
+  }
+}
+
+} // namespace matrix_kernels
+
+extern "C" __global__ void kiln_matrix_map_float32(matrix_map_params p) { matrix_kernels::matrix_map<float, float>(p); }
+extern "C" __global__ void kiln_matrix_map_float64(matrix_map_params p) { matrix_kernels::matrix_map<double, double>(p); }
+extern "C" __global__ void kiln_matrix_map_complex64(matrix_map_params p) {
+  matrix_kernels::matrix_map<complex64_t, float>(p);
+}
+extern "C" __global__ void kiln_matrix_map_complex128(matrix_map_params p) {
+  matrix_kernels::matrix_map<complex128_t, double>(p);
+}

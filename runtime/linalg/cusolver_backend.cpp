@@ -1,0 +1,362 @@
+//===- runtime/linalg/cusolver_backend.cpp - linalg's operations in cuSOLVER
+//
+// The GPU's backend (backend.hpp): cuSOLVER's 64-bit generic API, which
+// takes the element type as an argument (getrf, getrs, potrf, potrs, geqrf,
+// gesvd, syevd, the batched syev for stacks of small matrices, geev), plus
+// orgqr / ungqr and cuBLAS's trsm, which have a function per type. Every
+// call is queued on the GPU's current stream, its workspaces come from
+// Kiln's stream-ordered pool, and the info words of a batch are read back
+// once, at the end.
+//
+//===----------------------------------------------------------------------===//
+#include "backend.hpp"
+
+#include "cusolver.hpp"
+#include "solver_types.hpp"
+
+#include "kiln/error.hpp"
+#include "kiln/promote.hpp"
+#include "kiln/stream.hpp"
+#include "runtime/blas/cublas.hpp"
+#include "runtime/cuda/driver.hpp"
+
+#include <algorithm>
+#include <complex>
+#include <string>
+#include <vector>
+
+namespace kiln::detail::linalg_backend {
+namespace {
+
+using linalg_stack::make_stack;
+using namespace linalg_types;
+
+cudaDataType data_type(dtype t) {
+  switch (t) {
+  case dtype::float32:
+    return CUDA_R_32F;
+  case dtype::float64:
+    return CUDA_R_64F;
+  case dtype::complex64:
+    return CUDA_C_32F;
+  case dtype::complex128:
+    return CUDA_C_64F;
+  default:
+    throw value_error(std::string("kiln::linalg: cuSOLVER has no routines for ") + std::string(name(t)));
+  }
+}
+
+cublasFillMode_t fill(char uplo) { return uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
+cublasOperation_t operation_of(operation op) {
+  return op == 'N' ? CUBLAS_OP_N : op == 'T' ? CUBLAS_OP_T : CUBLAS_OP_C;
+}
+
+/// The handle, options and stream for a stack's GPU (its context made
+/// current), and the stack's element type.
+struct context {
+  const cusolver::api &lib;
+  device dev;
+  stream s;
+  cusolverDnHandle_t h;
+  cusolverDnParams_t params;
+  cudaDataType type;
+  explicit context(const stack &a)
+      : lib(cusolver::require()), dev(a.where()), s(stream::current(a.where())),
+        h((cuda::make_current(dev.index()), cusolver::handle(lib, dev, s.native_handle()))),
+        params(cusolver::params(lib)), type(data_type(a.dtype())) {}
+};
+
+/// A call's workspaces: on the device from Kiln's pool, and on the host.
+struct workspace {
+  array_base on_device;
+  std::vector<char> on_host;
+  workspace(std::size_t device_bytes, std::size_t host_bytes, device dev)
+      : on_device(empty(dtype::uint8, shape{std::int64_t(std::max<std::size_t>(device_bytes, 1))}, dev)),
+        on_host(std::max<std::size_t>(host_bytes, 1)) {}
+  void *dev() const { return on_device.data(); }
+  std::size_t dev_bytes() const { return std::size_t(on_device.size()); }
+  void *host() { return on_host.data(); }
+  std::size_t host_bytes() const { return on_host.size(); }
+};
+
+/// One info word per matrix, on the device.
+array_base info_words(std::int64_t count, device dev) { return empty(dtype::int32, shape{std::max<std::int64_t>(count, 1)}, dev); }
+int *info_of(const array_base &info, std::int64_t i) { return static_cast<int *>(info.data()) + i; }
+
+/// The info words of a batch on the host (the call's one synchronization).
+std::vector<int> read(const array_base &info, std::int64_t count, const stream &s) {
+  std::vector<int> out(static_cast<std::size_t>(std::max<std::int64_t>(count, 1)), 0);
+  if (count > 0)
+    copy_to_host(info, out.data(), s, /*async=*/false);
+  out.resize(static_cast<std::size_t>(count));
+  return out;
+}
+
+void *row_of(const array_base &x, std::int64_t i) {
+  return static_cast<char *>(x.data()) + i * x.shape()[1] * std::int64_t(itemsize(x.dtype()));
+}
+
+/// orgqr / ungqr and trsm: a function per element type.
+template <class R> struct typed;
+template <> struct typed<float> {
+  using native = float;
+  static auto orgqr_size(const cusolver::api &l) { return l.cusolverDnSorgqr_bufferSize; }
+  static auto orgqr(const cusolver::api &l) { return l.cusolverDnSorgqr; }
+  static auto trsm(const cublas::api &l) { return l.cublasStrsm_v2; }
+};
+template <> struct typed<double> {
+  using native = double;
+  static auto orgqr_size(const cusolver::api &l) { return l.cusolverDnDorgqr_bufferSize; }
+  static auto orgqr(const cusolver::api &l) { return l.cusolverDnDorgqr; }
+  static auto trsm(const cublas::api &l) { return l.cublasDtrsm_v2; }
+};
+template <> struct typed<c64> {
+  using native = cuComplex;
+  static auto orgqr_size(const cusolver::api &l) { return l.cusolverDnCungqr_bufferSize; }
+  static auto orgqr(const cusolver::api &l) { return l.cusolverDnCungqr; }
+  static auto trsm(const cublas::api &l) { return l.cublasCtrsm_v2; }
+};
+template <> struct typed<c128> {
+  using native = cuDoubleComplex;
+  static auto orgqr_size(const cusolver::api &l) { return l.cusolverDnZungqr_bufferSize; }
+  static auto orgqr(const cusolver::api &l) { return l.cusolverDnZungqr; }
+  static auto trsm(const cublas::api &l) { return l.cublasZtrsm_v2; }
+};
+template <class R> auto *native(void *p) { return static_cast<typename typed<R>::native *>(p); }
+
+int int_size(std::int64_t n, const char *what) {
+  if (n > std::numeric_limits<int>::max())
+    throw value_error(std::string("kiln::linalg: ") + what + " of " + std::to_string(n) +
+                      " are past cuSOLVER's 32-bit routines");
+  return static_cast<int>(n);
+}
+
+class cusolver_backend final : public backend {
+public:
+  std::vector<int> getrf(const stack &a, array_base &pivots) const override {
+    const std::int64_t m = a.rows, n = a.cols, k = std::min(m, n);
+    pivots = empty(dtype::int64, shape{a.count, k}, a.where());
+    if (a.count == 0 || k == 0)
+      return std::vector<int>(static_cast<std::size_t>(a.count), 0);
+    context c(a);
+    std::size_t dbytes = 0, hbytes = 0;
+    cusolver::check(c.lib.cusolverDnXgetrf_bufferSize(c.h, c.params, m, n, c.type, a.matrix(0), m, c.type, &dbytes, &hbytes),
+                    "cusolverDnXgetrf_bufferSize");
+    workspace w(dbytes, hbytes, c.dev);
+    const array_base info = info_words(a.count, c.dev);
+    for (std::int64_t i = 0; i < a.count; ++i)
+      cusolver::check(c.lib.cusolverDnXgetrf(c.h, c.params, m, n, c.type, a.matrix(i), m,
+                                             static_cast<std::int64_t *>(row_of(pivots, i)), c.type, w.dev(),
+                                             w.dev_bytes(), w.host(), w.host_bytes(), info_of(info, i)),
+                      "cusolverDnXgetrf");
+    return read(info, a.count, c.s);
+  }
+
+  void getrs(const stack &lu, const array_base &pivots, const stack &b, operation op) const override {
+    if (lu.count == 0 || lu.rows == 0 || b.cols == 0)
+      return;
+    context c(lu);
+    const array_base info = info_words(lu.count, c.dev);
+    for (std::int64_t i = 0; i < lu.count; ++i)
+      cusolver::check(c.lib.cusolverDnXgetrs(c.h, c.params, operation_of(op), lu.rows, b.cols, c.type, lu.matrix(i),
+                                             lu.rows, static_cast<const std::int64_t *>(row_of(pivots, i)), c.type,
+                                             b.matrix(i), b.rows, info_of(info, i)),
+                      "cusolverDnXgetrs");
+  }
+
+  std::vector<int> potrf(const stack &a, char uplo) const override {
+    if (a.count == 0 || a.rows == 0)
+      return std::vector<int>(static_cast<std::size_t>(a.count), 0);
+    context c(a);
+    std::size_t dbytes = 0, hbytes = 0;
+    cusolver::check(c.lib.cusolverDnXpotrf_bufferSize(c.h, c.params, fill(uplo), a.rows, c.type, a.matrix(0), a.rows,
+                                                      c.type, &dbytes, &hbytes),
+                    "cusolverDnXpotrf_bufferSize");
+    workspace w(dbytes, hbytes, c.dev);
+    const array_base info = info_words(a.count, c.dev);
+    for (std::int64_t i = 0; i < a.count; ++i)
+      cusolver::check(c.lib.cusolverDnXpotrf(c.h, c.params, fill(uplo), a.rows, c.type, a.matrix(i), a.rows, c.type,
+                                             w.dev(), w.dev_bytes(), w.host(), w.host_bytes(), info_of(info, i)),
+                      "cusolverDnXpotrf");
+    return read(info, a.count, c.s);
+  }
+
+  void potrs(const stack &ch, const stack &b, char uplo) const override {
+    if (ch.count == 0 || ch.rows == 0 || b.cols == 0)
+      return;
+    context c(ch);
+    const array_base info = info_words(ch.count, c.dev);
+    for (std::int64_t i = 0; i < ch.count; ++i)
+      cusolver::check(c.lib.cusolverDnXpotrs(c.h, c.params, fill(uplo), ch.rows, b.cols, c.type, ch.matrix(i), ch.rows,
+                                             c.type, b.matrix(i), b.rows, info_of(info, i)),
+                      "cusolverDnXpotrs");
+  }
+
+  std::vector<int> trsm(const stack &a, const stack &b, char uplo, operation op, bool unit_diagonal) const override {
+    std::vector<int> none(static_cast<std::size_t>(a.count), 0);
+    if (a.count == 0 || a.rows == 0 || b.cols == 0)
+      return none;
+    const int n = int_size(a.rows, "rows"), k = int_size(b.cols, "right-hand sides");
+    const cublas::api &lib = cublas::require();
+    cuda::make_current(a.where().index());
+    cublasHandle_t h = cublas::handle(lib, a.where());
+    cublas::check(lib, lib.cublasSetStream_v2(h, static_cast<cudaStream_t>(stream::current(a.where()).native_handle())),
+                  "cublasSetStream_v2");
+    with_type(a.dtype(), [&]<class R>() {
+      const R one(1);
+      for (std::int64_t i = 0; i < a.count; ++i)
+        cublas::check(lib,
+                      typed<R>::trsm(lib)(h, CUBLAS_SIDE_LEFT, fill(uplo), operation_of(op),
+                                          unit_diagonal ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n, k,
+                                          native<R>(const_cast<R *>(&one)), native<R>(a.matrix(i)), n,
+                                          native<R>(b.matrix(i)), n),
+                      "cublas?trsm_v2");
+    });
+    return none;
+  }
+
+  array_base geqrf(const stack &a) const override {
+    const std::int64_t m = a.rows, n = a.cols, k = std::min(m, n);
+    array_base tau = empty(a.dtype(), shape{a.count, k}, a.where());
+    if (a.count == 0 || k == 0)
+      return tau;
+    context c(a);
+    std::size_t dbytes = 0, hbytes = 0;
+    cusolver::check(c.lib.cusolverDnXgeqrf_bufferSize(c.h, c.params, m, n, c.type, a.matrix(0), m, c.type, tau.data(),
+                                                      c.type, &dbytes, &hbytes),
+                    "cusolverDnXgeqrf_bufferSize");
+    workspace w(dbytes, hbytes, c.dev);
+    const array_base info = info_words(a.count, c.dev);
+    for (std::int64_t i = 0; i < a.count; ++i)
+      cusolver::check(c.lib.cusolverDnXgeqrf(c.h, c.params, m, n, c.type, a.matrix(i), m, c.type, row_of(tau, i), c.type,
+                                             w.dev(), w.dev_bytes(), w.host(), w.host_bytes(), info_of(info, i)),
+                      "cusolverDnXgeqrf");
+    return tau;
+  }
+
+  void orgqr(const stack &q, const array_base &tau, std::int64_t k) const override {
+    if (q.count == 0 || q.cols == 0)
+      return;
+    context c(q);
+    const int m = int_size(q.rows, "rows"), n = int_size(q.cols, "columns"), kk = int(k);
+    with_type(q.dtype(), [&]<class R>() {
+      int lwork = 0;
+      cusolver::check(typed<R>::orgqr_size(c.lib)(c.h, m, n, kk, native<R>(q.matrix(0)), m, native<R>(tau.data()), &lwork),
+                      "cusolverDn?orgqr_bufferSize");
+      const array_base work = empty(q.dtype(), shape{std::max(lwork, 1)}, c.dev);
+      const array_base info = info_words(q.count, c.dev);
+      for (std::int64_t i = 0; i < q.count; ++i)
+        cusolver::check(typed<R>::orgqr(c.lib)(c.h, m, n, kk, native<R>(q.matrix(i)), m, native<R>(row_of(tau, i)),
+                                               native<R>(work.data()), lwork, info_of(info, i)),
+                        "cusolverDn?orgqr");
+    });
+  }
+
+  svd_factors gesvd(const stack &a, bool vectors, bool full) const override {
+    const std::int64_t m = a.rows, n = a.cols, k = std::min(m, n);
+    if (m < n)
+      throw value_error("kiln::linalg: cuSOLVER's gesvd takes matrices with at least as many rows as columns");
+    svd_factors r;
+    const dtype real = real_type(a.dtype());
+    r.s = empty(real, shape{a.count, k}, a.where());
+    const std::int64_t ucols = full ? m : k, vrows = full ? n : k;
+    if (vectors) {
+      r.u = make_stack(a.dtype(), a.count, m, ucols, a.where());
+      r.vt = make_stack(a.dtype(), a.count, vrows, n, a.where());
+    }
+    r.info.assign(static_cast<std::size_t>(a.count), 0);
+    if (a.count == 0 || k == 0)
+      return r;
+    context c(a);
+    const signed char job = vectors ? (full ? 'A' : 'S') : 'N';
+    const cudaDataType real_t = data_type(real);
+    std::size_t dbytes = 0, hbytes = 0;
+    cusolver::check(c.lib.cusolverDnXgesvd_bufferSize(c.h, c.params, job, job, m, n, c.type, a.matrix(0), m, real_t,
+                                                      r.s.data(), c.type, vectors ? r.u.matrix(0) : nullptr, m, c.type,
+                                                      vectors ? r.vt.matrix(0) : nullptr, std::max<std::int64_t>(vrows, 1),
+                                                      c.type, &dbytes, &hbytes),
+                    "cusolverDnXgesvd_bufferSize");
+    workspace w(dbytes, hbytes, c.dev);
+    const array_base info = info_words(a.count, c.dev);
+    for (std::int64_t i = 0; i < a.count; ++i)
+      cusolver::check(c.lib.cusolverDnXgesvd(c.h, c.params, job, job, m, n, c.type, a.matrix(i), m, real_t,
+                                             row_of(r.s, i), c.type, vectors ? r.u.matrix(i) : nullptr, m, c.type,
+                                             vectors ? r.vt.matrix(i) : nullptr, std::max<std::int64_t>(vrows, 1), c.type,
+                                             w.dev(), w.dev_bytes(), w.host(), w.host_bytes(), info_of(info, i)),
+                      "cusolverDnXgesvd");
+    r.info = read(info, a.count, c.s);
+    return r;
+  }
+
+  eigen_factors syevd(const stack &a, bool vectors, char uplo) const override {
+    const std::int64_t n = a.rows;
+    eigen_factors r;
+    const dtype real = real_type(a.dtype());
+    r.w = empty(real, shape{a.count, n}, a.where());
+    r.info.assign(static_cast<std::size_t>(a.count), 0);
+    if (a.count == 0 || n == 0)
+      return r;
+    context c(a);
+    const cudaDataType real_t = data_type(real);
+    const cusolverEigMode_t job = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    const array_base info = info_words(a.count, c.dev);
+    std::size_t dbytes = 0, hbytes = 0;
+    if (a.count > 1 && n <= 32) { // the batched (Jacobi) routine: one call for the stack
+      cusolver::check(c.lib.cusolverDnXsyevBatched_bufferSize(c.h, c.params, job, fill(uplo), n, c.type, a.matrix(0), n,
+                                                              real_t, r.w.data(), c.type, &dbytes, &hbytes, a.count),
+                      "cusolverDnXsyevBatched_bufferSize");
+      workspace w(dbytes, hbytes, c.dev);
+      cusolver::check(c.lib.cusolverDnXsyevBatched(c.h, c.params, job, fill(uplo), n, c.type, a.matrix(0), n, real_t,
+                                                   r.w.data(), c.type, w.dev(), w.dev_bytes(), w.host(), w.host_bytes(),
+                                                   info_of(info, 0), a.count),
+                      "cusolverDnXsyevBatched");
+    } else {
+      cusolver::check(c.lib.cusolverDnXsyevd_bufferSize(c.h, c.params, job, fill(uplo), n, c.type, a.matrix(0), n, real_t,
+                                                        r.w.data(), c.type, &dbytes, &hbytes),
+                      "cusolverDnXsyevd_bufferSize");
+      workspace w(dbytes, hbytes, c.dev);
+      for (std::int64_t i = 0; i < a.count; ++i)
+        cusolver::check(c.lib.cusolverDnXsyevd(c.h, c.params, job, fill(uplo), n, c.type, a.matrix(i), n, real_t,
+                                               row_of(r.w, i), c.type, w.dev(), w.dev_bytes(), w.host(), w.host_bytes(),
+                                               info_of(info, i)),
+                        "cusolverDnXsyevd");
+    }
+    r.info = read(info, a.count, c.s);
+    return r;
+  }
+
+  eigen_factors geev(const stack &a, const stack *vr) const override {
+    const std::int64_t n = a.rows;
+    eigen_factors r;
+    r.w = empty(a.dtype(), shape{a.count, n}, a.where());
+    r.info.assign(static_cast<std::size_t>(a.count), 0);
+    if (a.count == 0 || n == 0)
+      return r;
+    context c(a);
+    const cusolverEigMode_t job = vr ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    std::size_t dbytes = 0, hbytes = 0;
+    cusolver::check(c.lib.cusolverDnXgeev_bufferSize(c.h, c.params, CUSOLVER_EIG_MODE_NOVECTOR, job, n, c.type,
+                                                     a.matrix(0), n, c.type, r.w.data(), c.type, nullptr, 1, c.type,
+                                                     vr ? vr->matrix(0) : nullptr, n, c.type, &dbytes, &hbytes),
+                    "cusolverDnXgeev_bufferSize");
+    workspace w(dbytes, hbytes, c.dev);
+    const array_base info = info_words(a.count, c.dev);
+    for (std::int64_t i = 0; i < a.count; ++i)
+      cusolver::check(c.lib.cusolverDnXgeev(c.h, c.params, CUSOLVER_EIG_MODE_NOVECTOR, job, n, c.type, a.matrix(i), n,
+                                            c.type, row_of(r.w, i), c.type, nullptr, 1, c.type,
+                                            vr ? vr->matrix(i) : nullptr, n, c.type, w.dev(), w.dev_bytes(), w.host(),
+                                            w.host_bytes(), info_of(info, i)),
+                      "cusolverDnXgeev");
+    r.info = read(info, a.count, c.s);
+    return r;
+  }
+};
+
+} // namespace
+
+const backend &gpu_backend() {
+  static const cusolver_backend b;
+  return b;
+}
+
+} // namespace kiln::detail::linalg_backend
