@@ -30,5 +30,7 @@ void launch_indexing(int ordinal, const char *name, std::int64_t n, void *params
 /// Launches kiln_matrix_map_<t> (cuda/matrix_kernels.cu) for a float or
 /// complex dtype `t`.
 void matrix_map(int ordinal, dtype t, const matrix_map_params &p, void *stream);
+/// Launches kiln_matrix_addresses.
+void matrix_addresses(int ordinal, const matrix_addresses_params &p, void *stream);
 
 } // namespace kiln::detail::kernels::gpu

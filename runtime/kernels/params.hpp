@@ -105,4 +105,13 @@ struct matrix_map_params {
   std::int32_t conj, unit_diagonal;
 };
 
+/// out[i] = base + i * stride (bytes), i < count: the matrix addresses
+/// cuBLAS's batched routines take (kiln_matrix_addresses).
+struct matrix_addresses_params {
+  char *base;
+  std::int64_t stride;
+  std::int64_t count;
+  void **out;
+};
+
 } // namespace kiln::detail::kernels

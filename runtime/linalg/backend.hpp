@@ -25,6 +25,15 @@ using linalg_stack::stack;
 /// LAPACK's op(A): 'N', 'T' or 'C'.
 using operation = char;
 
+/// LAPACK's info of each matrix of a batch (int32 words on the stack's
+/// device), read when a caller asks: a GPU's factorization is followed by
+/// the work queued after it before the host waits for the words.
+struct info_words {
+  array_base words; ///< (count,)
+  /// The words on the host (a synchronizing copy from a GPU).
+  std::vector<int> read() const;
+};
+
 /// The singular values (count, k) and, when asked, the singular vectors of
 /// each matrix (gesvd's U and V^H, k = min(rows, cols) columns and rows,
 /// or all when full).
@@ -46,7 +55,7 @@ public:
 
   /// LU with partial pivoting (getrf); `pivots` becomes the 1-based row
   /// swaps, (count, min(rows, cols)), int32 on the host, int64 on a GPU.
-  virtual std::vector<int> getrf(const stack &a, array_base &pivots) const = 0;
+  virtual info_words getrf(const stack &a, array_base &pivots) const = 0;
   /// Solves op(A_i) X_i = B_i with A_i's LU factors from getrf (getrs).
   virtual void getrs(const stack &lu, const array_base &pivots, const stack &b, operation op) const = 0;
   /// Cholesky factors of the `uplo` ('U' or 'L') triangle (potrf).

@@ -11,6 +11,7 @@
 #include "lapack.hpp"
 
 #include "kiln/promote.hpp"
+#include "kiln/stream.hpp"
 #include "runtime/parallel/thread_pool.hpp"
 
 #include <algorithm>
@@ -42,14 +43,16 @@ template <class T> T *at(const array_base &x, std::int64_t row, std::int64_t wid
 
 class lapack_backend final : public backend {
 public:
-  std::vector<int> getrf(const stack &a, array_base &pivots) const override {
+  info_words getrf(const stack &a, array_base &pivots) const override {
     const lapack::routines &lp = lapack::require(a.dtype());
     const int m = lapack_size(a.rows, "rows"), n = lapack_size(a.cols, "columns"), k = std::min(m, n);
     pivots = empty(dtype::int32, shape{a.count, k}, device::host());
-    std::vector<int> info(static_cast<std::size_t>(a.count), 0);
+    info_words info{empty(dtype::int32, shape{a.count}, device::host())};
+    int *words = static_cast<int *>(info.words.data());
+    std::fill(words, words + a.count, 0);
     if (m > 0 && n > 0)
       for_each_matrix(a.count, k, [&](std::int64_t i) {
-        info[i] = lp.getrf(lapack::col_major, m, n, a.matrix(i), m, at<int>(pivots, i, k));
+        words[i] = lp.getrf(lapack::col_major, m, n, a.matrix(i), m, at<int>(pivots, i, k));
       });
     return info;
   }
@@ -173,6 +176,13 @@ public:
 };
 
 } // namespace
+
+std::vector<int> info_words::read() const {
+  std::vector<int> out(static_cast<std::size_t>(words.size()), 0);
+  if (!out.empty())
+    copy_to_host(words, out.data(), stream::current(words.device()), /*async=*/false);
+  return out;
+}
 
 const backend &host_backend() {
   static const lapack_backend b;

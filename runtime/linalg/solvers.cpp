@@ -72,8 +72,8 @@ int permutation_sign(const std::int64_t *ipiv, std::int64_t n) {
   return sign;
 }
 
-void throw_if_singular(const std::vector<int> &info) {
-  for (int v : info)
+void throw_if_singular(const linalg_backend::info_words &info) {
+  for (int v : info.read())
     if (v > 0)
       throw linalg_error("Singular matrix");
 }
@@ -145,11 +145,12 @@ array_base inv(const array_base &a) {
   const stack m = as_transposes(a, t);
   const linalg_backend::backend &lapack = linalg_backend::on(a.device());
   array_base pivots;
-  throw_if_singular(lapack.getrf(m, pivots));
+  const linalg_backend::info_words info = lapack.getrf(m, pivots);
   // inv(A^T) column-major is inv(A) in C order: solve A^T X = I.
   const stack x{matrix_map(reshape(m.data, shape{m.count, n, n}), element_map{.band_lo = 0, .band_hi = 0, .unit_diagonal = true}),
                 m.count, n, n};
   lapack.getrs(m, pivots, x, 'N');
+  throw_if_singular(info);
   return reshape(x.data, a.shape());
 }
 
@@ -174,8 +175,9 @@ array_base solve(const array_base &a, const array_base &b) {
   const stack x = as_columns(broadcast_to(vector ? reshape(b, shape{n, 1}) : b, with_matrix(batch, n, k)), t);
   const linalg_backend::backend &lapack = linalg_backend::on(a.device());
   array_base pivots;
-  throw_if_singular(lapack.getrf(m, pivots));
-  lapack.getrs(m, pivots, x, 'T');
+  const linalg_backend::info_words info = lapack.getrf(m, pivots);
+  lapack.getrs(m, pivots, x, 'T'); // queued before the info words are read
+  throw_if_singular(info);
   if (vector)
     return reshape(x.data, with_vector(batch, n));
   return to_rows(x, batch);

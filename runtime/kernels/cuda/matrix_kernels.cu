@@ -4,7 +4,8 @@
 // around the vendor solvers (runtime/linalg/stack.hpp): a strided (so
 // possibly transposed) read of a stack of matrices, an optional conjugate,
 // column scale and triangle (band) mask, and a unit diagonal, written
-// C-contiguous. The host twin is in runtime/linalg/stack.cpp.
+// C-contiguous. The host twin is in runtime/linalg/stack.cpp. And
+// kiln_matrix_addresses: the pointer arrays of cuBLAS's batched routines.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/kernels/element.hpp"
@@ -58,4 +59,10 @@ extern "C" __global__ void kiln_matrix_map_complex64(matrix_map_params p) {
 }
 extern "C" __global__ void kiln_matrix_map_complex128(matrix_map_params p) {
   matrix_kernels::matrix_map<complex128_t, double>(p);
+}
+
+extern "C" __global__ void kiln_matrix_addresses(matrix_addresses_params p) {
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < p.count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    p.out[i] = p.base + i * p.stride;
 }

@@ -404,6 +404,14 @@ template <class T> void check_factorizations(kiln::device dev) {
     }
     EXPECT_LT(distance(product(op, X), B), tol) << t << " lu_solve trans " << trans;
   }
+  // One matrix (cuSOLVER's getrf rather than the batched LU).
+  {
+    const auto one = a.slice({0, kiln::all, kiln::all});
+    const auto f1 = kiln::linalg::lu_factor(one.to(dev));
+    const auto rhs = b.slice({0, kiln::all, kiln::all});
+    const mats X = to_mats(kiln::linalg::lu_solve(f1, rhs.to(dev)));
+    EXPECT_LT(distance(product(to_mats(one), X), to_mats(rhs)), tol) << t << " lu_solve of one matrix";
+  }
   // lu: P L U = A for square, tall and wide.
   for (auto [m, c] : {std::pair<std::int64_t, std::int64_t>{n, n}, {7, 4}, {3, 5}}) {
     const auto g = make(random_values<T>(batch * m * c, 103 + m), {batch, m, c});

@@ -210,6 +210,18 @@ TEST(LinalgSolversGpu, EveryDtypeInCuSolver) {
   EXPECT_EQ(kiln::linalg::det(singular).to_vector()[0], 0.0);
   EXPECT_THROW((void)kiln::linalg::cholesky(make(std::vector<double>{1, 2, 2, 1}, {2, 2}).to(gpu)),
                kiln::linalg_error);
+  // A stack of small matrices (cuBLAS's batched LU) with one singular
+  // matrix: solve and inv raise, det is 0 for it alone.
+  std::vector<double> stack = random_values<double>(3 * 4 * 4, 9, 4, 5.0);
+  for (int j = 0; j < 4; ++j)
+    stack[16 + 4 + j] = 0; // matrix 1, row 1
+  const auto stacked = make(stack, {3, 4, 4}).to(gpu);
+  EXPECT_THROW((void)kiln::linalg::solve(stacked, make(std::vector<double>(4, 1.0), {4}).to(gpu)), kiln::linalg_error);
+  EXPECT_THROW((void)kiln::linalg::inv(stacked), kiln::linalg_error);
+  const std::vector<double> dets = kiln::linalg::det(stacked).to_vector();
+  EXPECT_NE(dets[0], 0.0);
+  EXPECT_EQ(dets[1], 0.0);
+  EXPECT_NE(dets[2], 0.0);
 }
 
 TEST(LinalgSolvers, BroadcastingEmptyAndSingular) {
