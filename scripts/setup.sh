@@ -2,7 +2,9 @@
 # Installs what a fresh Debian 12 machine lacks to build and test Kiln:
 # LLVM/Clang/MLIR 22 with lit and FileCheck, ninja, ccache, GoogleTest, and
 # OpenBLAS with LAPACKE (the host's float and complex matrix products; the
-# runtime opens OpenBLAS at run time, so programs run without it too).
+# runtime opens OpenBLAS at run time, so programs run without it too), and
+# pocketfft (the host's FFTs; BSD-3, the header NumPy and SciPy use), taken
+# from NumPy's source distribution on PyPI, pinned by its SHA-256.
 # Safe to run twice. The CUDA 13 toolkit must already be in /usr/local/cuda.
 set -euo pipefail
 
@@ -39,5 +41,26 @@ if ! python3 -c 'import sys, numpy; sys.exit(int(numpy.__version__.split(".")[0]
   echo "setup: installing NumPy 2 from PyPI (for test/difftest)"
   $SUDO python3 -m pip install -q --break-system-packages 'numpy>=2.1' ||
     echo "setup: warning: NumPy 2 not installed; the difftest will skip" >&2
+fi
+# pocketfft: one C++ header, installed where CMake looks (POCKETFFT_DIR
+# overrides /usr/local). Debian 12 has no package of it; NumPy's sdist carries
+# the upstream header (github.com/mreineck/pocketfft, cpp branch).
+pocketfft_prefix=${POCKETFFT_DIR:-/usr/local}
+if [ ! -f "$pocketfft_prefix/include/pocketfft/pocketfft_hdronly.h" ]; then
+  numpy_sdist=numpy-2.2.6.tar.gz
+  numpy_url=https://files.pythonhosted.org/packages/76/21/7d2a95e4bba9dc13d043ee156a356c0a8f0c6309dff6b21b4d71a073b8a8/$numpy_sdist
+  numpy_sha256=e29554e2bef54a90aa5cc07da6ce955accb83f21ab5de01a62c8478897b264fd
+  tmp=$(mktemp -d)
+  echo "setup: installing pocketfft (from $numpy_sdist on PyPI) into $pocketfft_prefix"
+  command -v curl >/dev/null || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends curl ca-certificates
+  curl -fsSL -o "$tmp/$numpy_sdist" "$numpy_url"
+  echo "$numpy_sha256  $tmp/$numpy_sdist" | sha256sum -c --quiet
+  tar -xzf "$tmp/$numpy_sdist" -C "$tmp" numpy-2.2.6/numpy/fft/pocketfft/pocketfft_hdronly.h \
+    numpy-2.2.6/numpy/fft/pocketfft/LICENSE.md
+  $SUDO install -D -m 644 "$tmp/numpy-2.2.6/numpy/fft/pocketfft/pocketfft_hdronly.h" \
+    "$pocketfft_prefix/include/pocketfft/pocketfft_hdronly.h"
+  $SUDO install -D -m 644 "$tmp/numpy-2.2.6/numpy/fft/pocketfft/LICENSE.md" \
+    "$pocketfft_prefix/share/doc/pocketfft/LICENSE.md"
+  rm -rf "$tmp"
 fi
 echo "setup: ok"

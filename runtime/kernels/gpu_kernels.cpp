@@ -242,6 +242,11 @@ void matrix_map(int ordinal, dtype t, const matrix_map_params &p, void *stream) 
   launch(ordinal, std::string("kiln_matrix_map_") + type_name(t), copy.batch * copy.rows * copy.cols, copy, stream);
 }
 
+void scale(int ordinal, dtype t, const scale_params &p, void *stream) {
+  scale_params copy = p;
+  launch(ordinal, std::string("kiln_scale_") + type_name(t), copy.n, copy, stream);
+}
+
 void matrix_addresses(int ordinal, const matrix_addresses_params &p, void *stream) {
   matrix_addresses_params copy = p;
   launch(ordinal, "kiln_matrix_addresses", copy.count, copy, stream);

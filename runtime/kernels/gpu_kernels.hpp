@@ -27,9 +27,11 @@ void random(int ordinal, void *out, dtype t, std::int64_t n, const draw &d,
 void launch_indexing(int ordinal, const char *name, std::int64_t n, void *params, void *stream,
                      unsigned grid = 0);
 
-/// Launches kiln_matrix_map_<t> (cuda/matrix_kernels.cu) for a float or
+/// Launches kiln_matrix_map_<t> (cuda/library_kernels.cu) for a float or
 /// complex dtype `t`.
 void matrix_map(int ordinal, dtype t, const matrix_map_params &p, void *stream);
+/// Launches kiln_scale_<t> for a float or complex dtype `t`.
+void scale(int ordinal, dtype t, const scale_params &p, void *stream);
 /// Launches kiln_matrix_addresses.
 void matrix_addresses(int ordinal, const matrix_addresses_params &p, void *stream);
 

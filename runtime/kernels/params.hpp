@@ -105,6 +105,15 @@ struct matrix_map_params {
   std::int32_t conj, unit_diagonal;
 };
 
+/// data[i] = (conj ? conj(data[i]) : data[i]) * factor over `n` contiguous
+/// elements (kiln_scale_<dtype>): the FFTs' normalization.
+struct scale_params {
+  void *data;
+  std::int64_t n;
+  double factor;
+  std::int32_t conj;
+};
+
 /// out[i] = base + i * stride (bytes), i < count: the matrix addresses
 /// cuBLAS's batched routines take (kiln_matrix_addresses).
 struct matrix_addresses_params {

@@ -1,11 +1,13 @@
-//===- runtime/kernels/cuda/matrix_kernels.cu - Batched matrix maps -------===//
+//===- runtime/kernels/cuda/library_kernels.cu - Around the vendor libraries
 //
-// kiln_matrix_map_<dtype>: the one elementwise pass linear algebra needs
-// around the vendor solvers (runtime/linalg/stack.hpp): a strided (so
-// possibly transposed) read of a stack of matrices, an optional conjugate,
-// column scale and triangle (band) mask, and a unit diagonal, written
-// C-contiguous. The host twin is in runtime/linalg/stack.cpp. And
-// kiln_matrix_addresses: the pointer arrays of cuBLAS's batched routines.
+// The small passes the vendor libraries need around them:
+// kiln_matrix_map_<dtype>, linear algebra's one elementwise pass
+// (runtime/linalg/stack.hpp): a strided (so possibly transposed) read of a
+// stack of matrices, an optional conjugate, column scale and triangle (band)
+// mask, and a unit diagonal, written C-contiguous (the host twin is in
+// runtime/linalg/stack.cpp); kiln_matrix_addresses, the pointer arrays of
+// cuBLAS's batched routines; and kiln_scale_<dtype>, a scale (and conjugate)
+// in place, the FFTs' normalization (runtime/fft/).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/kernels/element.hpp"
@@ -13,7 +15,7 @@
 
 using namespace kiln::detail::kernels;
 
-namespace matrix_kernels {
+namespace library_kernels {
 
 template <class T> __device__ __forceinline__ T conj_of(T v) { return v; }
 template <class R> __device__ __forceinline__ cplx<R> conj_of(cplx<R> v) { return {v.re, -v.im}; }
@@ -50,15 +52,15 @@ template <class T, class R> __device__ void matrix_map(const matrix_map_params &
   }
 }
 
-} // namespace matrix_kernels
+} // namespace library_kernels
 
-extern "C" __global__ void kiln_matrix_map_float32(matrix_map_params p) { matrix_kernels::matrix_map<float, float>(p); }
-extern "C" __global__ void kiln_matrix_map_float64(matrix_map_params p) { matrix_kernels::matrix_map<double, double>(p); }
+extern "C" __global__ void kiln_matrix_map_float32(matrix_map_params p) { library_kernels::matrix_map<float, float>(p); }
+extern "C" __global__ void kiln_matrix_map_float64(matrix_map_params p) { library_kernels::matrix_map<double, double>(p); }
 extern "C" __global__ void kiln_matrix_map_complex64(matrix_map_params p) {
-  matrix_kernels::matrix_map<complex64_t, float>(p);
+  library_kernels::matrix_map<complex64_t, float>(p);
 }
 extern "C" __global__ void kiln_matrix_map_complex128(matrix_map_params p) {
-  matrix_kernels::matrix_map<complex128_t, double>(p);
+  library_kernels::matrix_map<complex128_t, double>(p);
 }
 
 extern "C" __global__ void kiln_matrix_addresses(matrix_addresses_params p) {
@@ -66,3 +68,22 @@ extern "C" __global__ void kiln_matrix_addresses(matrix_addresses_params p) {
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
     p.out[i] = p.base + i * p.stride;
 }
+
+namespace library_kernels {
+template <class T, class R> __device__ void scale(const scale_params &p) {
+  T *data = static_cast<T *>(p.data);
+  const R factor = static_cast<R>(p.factor);
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < p.n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    T v = data[i];
+    if (p.conj)
+      v = conj_of(v);
+    data[i] = scaled(v, factor);
+  }
+}
+} // namespace library_kernels
+
+extern "C" __global__ void kiln_scale_float32(scale_params p) { library_kernels::scale<float, float>(p); }
+extern "C" __global__ void kiln_scale_float64(scale_params p) { library_kernels::scale<double, double>(p); }
+extern "C" __global__ void kiln_scale_complex64(scale_params p) { library_kernels::scale<complex64_t, float>(p); }
+extern "C" __global__ void kiln_scale_complex128(scale_params p) { library_kernels::scale<complex128_t, double>(p); }
