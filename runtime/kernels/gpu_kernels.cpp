@@ -247,6 +247,11 @@ void scale(int ordinal, dtype t, const scale_params &p, void *stream) {
   launch(ordinal, std::string("kiln_scale_") + type_name(t), copy.n, copy, stream);
 }
 
+void cg_update(int ordinal, dtype t, bool step, const cg_params &p, void *stream) {
+  cg_params copy = p;
+  launch(ordinal, std::string(step ? "kiln_cg_step_" : "kiln_cg_direction_") + type_name(t), copy.n, copy, stream);
+}
+
 void matrix_addresses(int ordinal, const matrix_addresses_params &p, void *stream) {
   matrix_addresses_params copy = p;
   launch(ordinal, "kiln_matrix_addresses", copy.count, copy, stream);

@@ -32,6 +32,8 @@ void launch_indexing(int ordinal, const char *name, std::int64_t n, void *params
 void matrix_map(int ordinal, dtype t, const matrix_map_params &p, void *stream);
 /// Launches kiln_scale_<t> for a float or complex dtype `t`.
 void scale(int ordinal, dtype t, const scale_params &p, void *stream);
+/// Launches kiln_cg_step_<t> (`step`) or kiln_cg_direction_<t>.
+void cg_update(int ordinal, dtype t, bool step, const cg_params &p, void *stream);
 /// Launches kiln_matrix_addresses.
 void matrix_addresses(int ordinal, const matrix_addresses_params &p, void *stream);
 

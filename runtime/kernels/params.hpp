@@ -114,6 +114,15 @@ struct scale_params {
   std::int32_t conj;
 };
 
+/// Conjugate gradients' vector updates over `n` contiguous elements
+/// (kiln_cg_step_<dtype>: x += alpha p, r -= alpha q; kiln_cg_direction_<dtype>:
+/// p = r + beta p); alpha and beta are real for a Hermitian matrix.
+struct cg_params {
+  void *x, *r, *p, *q;
+  std::int64_t n;
+  double alpha, beta;
+};
+
 /// out[i] = base + i * stride (bytes), i < count: the matrix addresses
 /// cuBLAS's batched routines take (kiln_matrix_addresses).
 struct matrix_addresses_params {

@@ -7,7 +7,9 @@
 // mask, and a unit diagonal, written C-contiguous (the host twin is in
 // runtime/linalg/stack.cpp); kiln_matrix_addresses, the pointer arrays of
 // cuBLAS's batched routines; and kiln_scale_<dtype>, a scale (and conjugate)
-// in place, the FFTs' normalization (runtime/fft/).
+// in place, the FFTs' normalization (runtime/fft/); and kiln_cg_step_<dtype>
+// and kiln_cg_direction_<dtype>, conjugate gradients' fused vector updates
+// (runtime/sparse/cg.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/kernels/element.hpp"
@@ -87,3 +89,48 @@ extern "C" __global__ void kiln_scale_float32(scale_params p) { library_kernels:
 extern "C" __global__ void kiln_scale_float64(scale_params p) { library_kernels::scale<double, double>(p); }
 extern "C" __global__ void kiln_scale_complex64(scale_params p) { library_kernels::scale<complex64_t, float>(p); }
 extern "C" __global__ void kiln_scale_complex128(scale_params p) { library_kernels::scale<complex128_t, double>(p); }
+
+namespace library_kernels {
+template <class T, class R> __device__ void cg_step(const cg_params &c) {
+  T *x = static_cast<T *>(c.x), *r = static_cast<T *>(c.r);
+  const T *p = static_cast<const T *>(c.p), *q = static_cast<const T *>(c.q);
+  const R a = static_cast<R>(c.alpha);
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < c.n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const T pi = scaled(p[i], a), qi = scaled(q[i], a);
+    if constexpr (is_cplx<T>::value) {
+      x[i] = T{x[i].re + pi.re, x[i].im + pi.im};
+      r[i] = T{r[i].re - qi.re, r[i].im - qi.im};
+    } else {
+      x[i] += pi;
+      r[i] -= qi;
+    }
+  }
+}
+template <class T, class R> __device__ void cg_direction(const cg_params &c) {
+  const T *r = static_cast<const T *>(c.r);
+  T *p = static_cast<T *>(c.p);
+  const R b = static_cast<R>(c.beta);
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < c.n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const T bp = scaled(p[i], b);
+    if constexpr (is_cplx<T>::value)
+      p[i] = T{r[i].re + bp.re, r[i].im + bp.im};
+    else
+      p[i] = r[i] + bp;
+  }
+}
+} // namespace library_kernels
+
+extern "C" __global__ void kiln_cg_step_float32(cg_params p) { library_kernels::cg_step<float, float>(p); }
+extern "C" __global__ void kiln_cg_step_float64(cg_params p) { library_kernels::cg_step<double, double>(p); }
+extern "C" __global__ void kiln_cg_step_complex64(cg_params p) { library_kernels::cg_step<complex64_t, float>(p); }
+extern "C" __global__ void kiln_cg_step_complex128(cg_params p) { library_kernels::cg_step<complex128_t, double>(p); }
+extern "C" __global__ void kiln_cg_direction_float32(cg_params p) { library_kernels::cg_direction<float, float>(p); }
+extern "C" __global__ void kiln_cg_direction_float64(cg_params p) { library_kernels::cg_direction<double, double>(p); }
+extern "C" __global__ void kiln_cg_direction_complex64(cg_params p) {
+  library_kernels::cg_direction<complex64_t, float>(p);
+}
+extern "C" __global__ void kiln_cg_direction_complex128(cg_params p) {
+  library_kernels::cg_direction<complex128_t, double>(p);
+}
