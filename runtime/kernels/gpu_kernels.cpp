@@ -252,6 +252,20 @@ void cg_update(int ordinal, dtype t, bool step, const cg_params &p, void *stream
   launch(ordinal, std::string(step ? "kiln_cg_step_" : "kiln_cg_direction_") + type_name(t), copy.n, copy, stream);
 }
 
+void conv2d(int ordinal, dtype t, int k, const conv2d_params &p, std::int64_t tiles_y, void *stream) {
+  conv2d_params copy = p;
+  const std::int64_t blocks = std::int64_t(p.tiles_x) * tiles_y;
+  if (blocks <= 0)
+    return;
+  launch_params(ordinal, std::string("kiln_conv2d_") + type_name(t) + "_" + std::to_string(k), blocks, &copy, stream,
+                static_cast<unsigned>(blocks));
+}
+
+void multiply(int ordinal, dtype t, const multiply_params &p, void *stream) {
+  multiply_params copy = p;
+  launch(ordinal, std::string("kiln_multiply_") + type_name(t), copy.n, copy, stream);
+}
+
 void matrix_addresses(int ordinal, const matrix_addresses_params &p, void *stream) {
   matrix_addresses_params copy = p;
   launch(ordinal, "kiln_matrix_addresses", copy.count, copy, stream);

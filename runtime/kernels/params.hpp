@@ -123,6 +123,27 @@ struct cg_params {
   double alpha, beta;
 };
 
+/// A direct 2-d correlation (kiln_conv2d_<dtype>_<k>, runtime/signal/):
+/// out[i, j] = sum over (p, q) of in_b[i + oy + p, j + ox + q] * w[p, q], for
+/// an out_h x out_w output, in_b being the h x w input extended by
+/// `boundary` (0 fill with fill_re/fill_im, 1 wrap, 2 symm). C-contiguous.
+struct conv2d_params {
+  const void *in;
+  const void *w;
+  void *out;
+  std::int64_t h, w_, out_h, out_w, oy, ox;
+  std::int32_t kh, kw, boundary, tiles_x;
+  double fill_re, fill_im;
+};
+
+/// out[i] = a[i] * b[i] over `n` contiguous elements (kiln_multiply_<dtype>:
+/// the spectra of an FFT convolution).
+struct multiply_params {
+  const void *a, *b;
+  void *out;
+  std::int64_t n;
+};
+
 /// out[i] = base + i * stride (bytes), i < count: the matrix addresses
 /// cuBLAS's batched routines take (kiln_matrix_addresses).
 struct matrix_addresses_params {
