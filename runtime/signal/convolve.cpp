@@ -78,8 +78,8 @@ array_base correlate_direct(const array_base &in, const array_base &w, dtype t, 
                             boundary b, const std::complex<double> &fill) {
   direct d;
   const device dev = in.device();
-  d.in = copy(in, t);
-  d.taps = copy(w, t);
+  d.in = in.dtype() == t && in.is_contiguous() ? in : copy(in, t); // read in place when it can be
+  d.taps = w.dtype() == t && w.is_contiguous() ? w : copy(w, t);
   d.b = b;
   d.fill = fill;
   for (std::int64_t a = 0; a < in.ndim(); ++a) {
@@ -112,7 +112,10 @@ array_base product(const array_base &a, const array_base &b) {
   if (a.device().is_host())
     return kiln::detail::eager(kiln::detail::op::multiply, {a, b});
   const shape s = broadcast_shapes(a.shape(), b.shape());
-  const array_base x = copy(kiln::detail::broadcast_to(a, s), a.dtype()), y = copy(kiln::detail::broadcast_to(b, s), a.dtype());
+  auto dense = [&](const array_base &v) { // as is when already of that shape, contiguous
+    return v.shape() == s && v.is_contiguous() ? v : copy(kiln::detail::broadcast_to(v, s), a.dtype());
+  };
+  const array_base x = dense(a), y = dense(b);
   array_base out = empty(a.dtype(), s, a.device());
   kiln::detail::kernels::multiply_params p{x.data(), y.data(), out.data(), out.size()};
   kiln::detail::cuda::make_current(a.device().index());
@@ -137,8 +140,9 @@ array_base fft_convolution(const array_base &in1, const array_base &in2, mode m,
     out = fft::detail::transform(xy, kind::c2c, false, full, ax, fft::norm::backward);
   } else {
     const dtype real = promote_types(var_type(in1.dtype()), var_type(in2.dtype()));
-    const array_base x = fft::detail::transform(copy(in1, real), kind::r2c, true, full, ax, fft::norm::backward);
-    const array_base y = fft::detail::transform(copy(in2, real), kind::r2c, true, full, ax, fft::norm::backward);
+    auto as_real = [&](const array_base &v) { return v.dtype() == real ? v : copy(v, real); };
+    const array_base x = fft::detail::transform(as_real(in1), kind::r2c, true, full, ax, fft::norm::backward);
+    const array_base y = fft::detail::transform(as_real(in2), kind::r2c, true, full, ax, fft::norm::backward);
     out = fft::detail::transform(product(x, y), kind::c2r, false, full, ax, fft::norm::backward);
   }
   if (m == mode::full)

@@ -62,11 +62,19 @@ template <class T> void correlate2(const direct &d, T *out) {
             for (std::int64_t j = lo; j < hi; ++j) // inside: no tests
               o[j] += s[j] * tap;
           }
-          for (std::int64_t j = 0; j < ow; ++j) {
-            if (src && j >= lo && j < hi)
-              continue;
-            const std::int64_t x = mapped(j + ox + q, w, d.b);
-            o[j] += (src && x >= 0 ? src[x] : fill) * tap;
+          // The columns whose inputs cross the border (all of them for a
+          // row outside the input).
+          auto edge = [&](std::int64_t from, std::int64_t to) {
+            for (std::int64_t j = from; j < to; ++j) {
+              const std::int64_t x = mapped(j + ox + q, w, d.b);
+              o[j] += (src && x >= 0 ? src[x] : fill) * tap;
+            }
+          };
+          if (src) {
+            edge(0, lo);
+            edge(hi, ow);
+          } else {
+            edge(0, ow);
           }
         }
       }
@@ -111,12 +119,21 @@ template <class T> void correlate_n(const direct &d, T *out) {
 } // namespace
 
 array_base run_direct_host(const direct &d) {
+  using kiln::detail::reshape;
   array_base out = kiln::detail::empty(d.in.dtype(), d.out_shape, device::host());
   if (out.size() == 0)
     return out;
+  // 1-d runs as one row of the 2-d loop.
+  direct plane = d;
+  if (d.in.ndim() == 1) {
+    plane.in = reshape(d.in, shape{1, d.in.shape()[0]});
+    plane.taps = reshape(d.taps, shape{1, d.taps.shape()[0]});
+    plane.out_shape = shape{1, d.out_shape[0]};
+    plane.origin = {0, d.origin[0]};
+  }
   auto run = [&]<class T>() {
-    if (d.in.ndim() == 2)
-      correlate2<T>(d, static_cast<T *>(out.data()));
+    if (plane.in.ndim() == 2)
+      correlate2<T>(plane, static_cast<T *>(out.data()));
     else
       correlate_n<T>(d, static_cast<T *>(out.data()));
   };

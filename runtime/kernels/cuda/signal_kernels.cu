@@ -2,9 +2,9 @@
 //
 // kiln_conv2d_<dtype>_<k>: a direct 2-d correlation (runtime/signal/: a
 // convolution is the correlation with the flipped taps), one 256-thread
-// block per 32 x 32 tile of the output. The block loads its input tile with
+// block per 32 x 64 tile of the output. The block loads its input tile with
 // the halo (boundary conditions applied on the way: fill, wrap, symm) and
-// the taps into shared memory once; each thread then computes four outputs
+// the taps into shared memory once; each thread then computes eight outputs
 // of a column from there. k = 3, 5 and 7 are square filters whose loops the
 // compiler unrolls; k = 0 takes any size up to what fits in 40 KiB of shared
 // memory (the host checks). And kiln_multiply_<dtype>, the spectra's product
@@ -18,7 +18,7 @@ using namespace kiln::detail::kernels;
 
 namespace signal_kernels {
 
-constexpr int tile = 32, rows_per_thread = 4;
+constexpr int tile_w = 32, rows_per_thread = 8, tile_h = 8 * rows_per_thread;
 
 template <class T> __device__ __forceinline__ T mul(T a, T b) { return a * b; }
 template <class R> __device__ __forceinline__ cplx<R> mul(cplx<R> a, cplx<R> b) {
@@ -55,12 +55,12 @@ __device__ __forceinline__ long long mapped(long long i, long long n, int bounda
 
 template <class T, int K> __device__ void conv2d(const conv2d_params &p, T *smem) {
   const int kh = K ? K : p.kh, kw = K ? K : p.kw;
-  const int tw = tile + kw - 1, th = tile + kh - 1;
+  const int tw = tile_w + kw - 1, th = tile_h + kh - 1;
   T *taps = smem + tw * th;
   const T *in = static_cast<const T *>(p.in), *w = static_cast<const T *>(p.w);
   T *out = static_cast<T *>(p.out);
   const long long bx = blockIdx.x % p.tiles_x, by = blockIdx.x / p.tiles_x;
-  const long long r0 = by * tile, c0 = bx * tile;
+  const long long r0 = by * tile_h, c0 = bx * tile_w;
   const T fill = filled<T>(p.fill_re, p.fill_im);
   for (int e = threadIdx.x; e < tw * th; e += blockDim.x) {
     const int y = e / tw, x = e % tw;
@@ -70,7 +70,7 @@ template <class T, int K> __device__ void conv2d(const conv2d_params &p, T *smem
   for (int e = threadIdx.x; e < kh * kw; e += blockDim.x)
     taps[e] = w[e];
   __syncthreads();
-  const int tx = threadIdx.x % tile, ty = threadIdx.x / tile; // 32 x 8 threads
+  const int tx = threadIdx.x % tile_w, ty = threadIdx.x / tile_w; // 32 x 8 threads
   T acc[rows_per_thread];
 #pragma unroll
   for (int r = 0; r < rows_per_thread; ++r)
@@ -121,8 +121,9 @@ template <class T> __device__ void multiply(const multiply_params &p) {
 
 #define KILN_CONV2D(NAME, T, K)                                                                                  \
   extern "C" __global__ void __launch_bounds__(256) kiln_conv2d_##NAME##_##K(conv2d_params p) {                \
-    constexpr int side = signal_kernels::tile + (K ? K : 1) - 1;                                                \
-    constexpr int bytes = K ? int(sizeof(T)) * (side * side + K * K) : 40960;                                  \
+    constexpr int halo = (K ? K : 1) - 1;                                                                      \
+    constexpr int bytes =                                                                                      \
+        K ? int(sizeof(T)) * ((signal_kernels::tile_w + halo) * (signal_kernels::tile_h + halo) + K * K) : 40960; \
     __shared__ alignas(16) unsigned char smem[bytes];                                                          \
     signal_kernels::conv2d<T, K>(p, reinterpret_cast<T *>(smem));                                              \
   }
