@@ -42,6 +42,12 @@ if ! python3 -c 'import sys, numpy; sys.exit(int(numpy.__version__.split(".")[0]
   $SUDO python3 -m pip install -q --break-system-packages 'numpy>=2.1' ||
     echo "setup: warning: NumPy 2 not installed; the difftest will skip" >&2
 fi
+# SciPy (PyPI, test-only) is the difftest's oracle for kiln::signal.
+if ! python3 -c 'import scipy.signal' 2>/dev/null; then
+  echo "setup: installing SciPy from PyPI (for test/difftest's signal programs)"
+  $SUDO python3 -m pip install -q --break-system-packages 'scipy>=1.13' ||
+    echo "setup: warning: SciPy not installed; the difftest leaves out kiln::signal" >&2
+fi
 # pocketfft: one C++ header, installed where CMake looks (POCKETFFT_DIR
 # overrides /usr/local). Debian 12 has no package of it; NumPy's sdist carries
 # the upstream header (github.com/mreineck/pocketfft, cpp branch).

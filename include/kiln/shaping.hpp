@@ -1,7 +1,8 @@
 //===- kiln/shaping.hpp - Joining and shaping arrays --------------*- C++ -*-===//
 //
 // NumPy's joining and shaping functions: concatenate, stack, split,
-// meshgrid, tile, repeat, flip, roll, pad (constant), squeeze, expand_dims,
+// meshgrid, tile, repeat, flip, roll, pad (constant, edge, reflect,
+// symmetric, wrap), squeeze, expand_dims,
 // ravel, flatten and copyto. As in NumPy, flip, split, squeeze, expand_dims
 // and ravel of a contiguous array are views; the others make new arrays,
 // written by the runtime's strided copy (assign into views of the result),
@@ -31,6 +32,11 @@ enum class indexing { xy, ij };
 /// pad's widths: (before, after) for each axis, or one pair for all.
 using pad_widths = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
+/// np.pad's modes that copy the array's own values: the edge value repeated
+/// (`edge`), a mirror without (`reflect`) or with (`symmetric`) the edge
+/// value, and the other end (`wrap`).
+enum class pad_mode : std::uint8_t { edge, reflect, symmetric, wrap };
+
 namespace detail {
 
 /// NumPy's np.can_cast(from, to, 'same_kind') (runtime/array/assign.cpp).
@@ -50,6 +56,7 @@ array_base flip(const array_base &x, std::optional<std::int64_t> axis);
 array_base roll(const array_base &x, std::int64_t shift, std::optional<std::int64_t> axis);
 /// `value` points at one element of x's dtype.
 array_base pad(const array_base &x, const pad_widths &widths, const void *value);
+array_base pad(const array_base &x, const pad_widths &widths, pad_mode mode);
 array_base squeeze(const array_base &x, std::optional<std::int64_t> axis);
 array_base expand_dims(const array_base &x, std::int64_t axis);
 array_base ravel(const array_base &x);
@@ -155,6 +162,16 @@ array<T> pad(const array<T> &x, const pad_widths &widths, std::type_identity_t<T
 }
 template <element T> array<T> pad(const array<T> &x, std::int64_t width, std::type_identity_t<T> value = T(0)) {
   return pad(x, pad_widths{{width, width}}, value);
+}
+/// np.pad(x, pad_width, mode) for the modes 'edge', 'reflect', 'symmetric'
+/// and 'wrap': each axis in turn, the axes before it already padded (as
+/// NumPy's); widths past the axis's length repeat the pattern. An empty
+/// axis with a width is a value_error (NumPy's message).
+template <element T> array<T> pad(const array<T> &x, const pad_widths &widths, pad_mode mode) {
+  return array<T>(detail::pad(x, widths, mode));
+}
+template <element T> array<T> pad(const array<T> &x, std::int64_t width, pad_mode mode) {
+  return pad(x, pad_widths{{width, width}}, mode);
 }
 
 /// np.squeeze(x, axis): a view without `axis`, which must have size 1;

@@ -280,6 +280,106 @@ array_base pad(const array_base &x, const pad_widths &widths, const void *value)
   return out;
 }
 
+namespace {
+
+/// The original index (in [0, n)) that padded position t (relative to the
+/// original start) copies, for the modes that repeat the array's values.
+std::int64_t source_index(std::int64_t t, std::int64_t n, pad_mode mode) {
+  switch (mode) {
+  case pad_mode::edge:
+    return std::clamp<std::int64_t>(t, 0, n - 1);
+  case pad_mode::wrap:
+    return ((t % n) + n) % n;
+  case pad_mode::symmetric: {
+    const std::int64_t m = ((t % (2 * n)) + 2 * n) % (2 * n);
+    return m < n ? m : 2 * n - 1 - m;
+  }
+  case pad_mode::reflect: {
+    if (n == 1)
+      return 0;
+    const std::int64_t period = 2 * n - 2, m = ((t % period) + period) % period;
+    return m < n ? m : period - m;
+  }
+  }
+  return 0;
+}
+
+} // namespace
+
+array_base pad(const array_base &x, const pad_widths &widths, pad_mode mode) {
+  const std::int64_t nd = x.ndim();
+  if (widths.size() != 1 && static_cast<std::int64_t>(widths.size()) != nd)
+    throw shape_error("operands could not be broadcast together with remapped shapes [original->remapped]: (" +
+                      std::to_string(widths.size()) + ",2)  and requested shape (" + std::to_string(nd) + ",2)");
+  shape s;
+  std::vector<slice_arg> inside;
+  for (std::int64_t d = 0; d < nd; ++d) {
+    const auto [before, after] = widths[widths.size() == 1 ? 0 : at(d)];
+    if (before < 0 || after < 0)
+      throw value_error("index can't contain negative values");
+    const std::int64_t len = x.shape()[at(d)];
+    if (len == 0 && before + after > 0)
+      throw value_error("can't extend empty axis " + std::to_string(d) +
+                        " using modes other than 'constant' or 'empty'");
+    s.push_back(before + len + after);
+    inside.emplace_back(range(before, before + len));
+  }
+  array_base out = empty(x.dtype(), s, x.device());
+  const stream st = stream::current(out.device());
+  assign(slice(out, inside), x, st);
+  // Axis by axis (NumPy's order): the axes before d over their padded
+  // extent, those after it over the original one. Each padded position
+  // copies a source position along d; runs of positions whose sources step
+  // by +1 or -1 are one strided copy each (edge: one broadcast copy).
+  std::vector<slice_arg> roi = inside;
+  for (std::int64_t d = 0; d < nd; ++d) {
+    const auto [before, after] = widths[widths.size() == 1 ? 0 : at(d)];
+    const std::int64_t n = x.shape()[at(d)];
+    roi[at(d)] = slice_arg(all);
+    auto copy_run = [&](std::int64_t first, std::int64_t count, std::int64_t q0, std::int64_t step) {
+      std::vector<slice_arg> dst = roi, src = roi;
+      dst[at(d)] = range(first, first + count);
+      if (step == 0)
+        src[at(d)] = range(before + q0, before + q0 + 1);
+      else if (step > 0)
+        src[at(d)] = range(before + q0, before + q0 + count);
+      else {
+        const std::int64_t stop = before + q0 - count; // exclusive, may be just before the array
+        src[at(d)] = range(before + q0, stop < 0 ? std::nullopt : std::optional<std::int64_t>(stop), -1);
+      }
+      assign(slice(out, dst), slice(out, src), st);
+    };
+    auto pad_side = [&](std::int64_t first, std::int64_t count) {
+      if (count == 0)
+        return;
+      if (mode == pad_mode::edge) {
+        copy_run(first, count, source_index(first - before, n, mode), 0);
+        return;
+      }
+      std::int64_t run_start = first, q_start = source_index(first - before, n, mode), step = 0;
+      for (std::int64_t p = first + 1; p <= first + count; ++p) {
+        const bool end = p == first + count;
+        const std::int64_t q = end ? 0 : source_index(p - before, n, mode);
+        const std::int64_t prev = q_start + step * (p - 1 - run_start);
+        const std::int64_t this_step = end ? 0 : q - prev;
+        if (!end && p - run_start == 1 && (this_step == 1 || this_step == -1)) {
+          step = this_step;
+          continue;
+        }
+        if (!end && step != 0 && this_step == step)
+          continue;
+        copy_run(run_start, p - run_start, q_start, p - run_start == 1 ? 1 : step);
+        run_start = p;
+        q_start = q;
+        step = 0;
+      }
+    };
+    pad_side(0, before);
+    pad_side(before + n, after);
+  }
+  return out;
+}
+
 array_base squeeze(const array_base &x, std::optional<std::int64_t> axis) {
   if (axis) {
     const std::int64_t a = normalize(*axis, x.ndim());

@@ -124,7 +124,8 @@ struct cg_params {
 };
 
 /// A direct 2-d correlation (kiln_conv2d_<dtype>_<k>, runtime/signal/):
-/// out[i, j] = sum over (p, q) of in_b[i + oy + p, j + ox + q] * w[p, q], for
+/// out[i, j] = sum over (p, q) of in_b[i + oy + p, j + ox + q] * w'[p, q]
+/// (w' is w, reversed when `flip`, conjugated when `conj`), for
 /// an out_h x out_w output, in_b being the h x w input extended by
 /// `boundary` (0 fill with fill_re/fill_im, 1 wrap, 2 symm). C-contiguous.
 struct conv2d_params {
@@ -133,6 +134,7 @@ struct conv2d_params {
   void *out;
   std::int64_t h, w_, out_h, out_w, oy, ox;
   std::int32_t kh, kw, boundary, tiles_x;
+  std::int32_t flip, conj; ///< read w reversed (a convolution), conjugated (a correlation)
   double fill_re, fill_im;
 };
 

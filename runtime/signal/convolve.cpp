@@ -72,25 +72,28 @@ array_base conjugated(const array_base &x) {
   return complex_dtype(x.dtype()) ? kiln::detail::eager(kiln::detail::op::conj, {x}) : x;
 }
 
-/// The direct correlation of `in` with taps `w` (both converted to t) over
-/// the extent of mode `m`, `start` the first full-output index per axis.
-array_base correlate_direct(const array_base &in, const array_base &w, dtype t, mode m, const std::vector<std::int64_t> &start,
-                            boundary b, const std::complex<double> &fill) {
+/// The direct correlation of `in` with taps `v` (both converted to t),
+/// reversed for a convolution or conjugated for a correlation, over the
+/// extent of mode `m`, `start` the first full-output index per axis.
+array_base correlate_direct(const array_base &in, const array_base &v, bool correlate, dtype t, mode m,
+                            const std::vector<std::int64_t> &start, boundary b, const std::complex<double> &fill) {
   direct d;
   const device dev = in.device();
   d.in = in.dtype() == t && in.is_contiguous() ? in : copy(in, t); // read in place when it can be
-  d.taps = w.dtype() == t && w.is_contiguous() ? w : copy(w, t);
+  d.taps = v.dtype() == t && v.is_contiguous() ? v : copy(v, t);
+  d.flip = !correlate;
+  d.conj = correlate;
   d.b = b;
   d.fill = fill;
   for (std::int64_t a = 0; a < in.ndim(); ++a) {
-    const std::int64_t n = in.shape()[a], k = w.shape()[a];
+    const std::int64_t n = in.shape()[a], k = v.shape()[a];
     d.out_shape.push_back(m == mode::full ? n + k - 1 : m == mode::same ? n : n - k + 1);
     d.origin.push_back(start[static_cast<std::size_t>(a)] - (k - 1));
   }
   if (dev.is_host())
     return run_direct_host(d);
   if (fits_gpu(d))
-    return run_direct_gpu(d);
+    return run_direct_gpu(d); // flips or conjugates the taps as it loads them
   // Ranks above 2, integer dtypes, taps too large for the kernel: the host.
   const stream s = stream::current(dev);
   d.in = kiln::detail::to_device(d.in, device::host(), s);
@@ -174,7 +177,7 @@ array_base convolve(const array_base &in1, const array_base &in2, mode m, method
     how = exact || v.size() <= (a.device().is_host() ? 64 : 1024) ? method::direct : method::fft;
   array_base r;
   if (how == method::direct) {
-    r = correlate_direct(a, correlate ? conjugated(v) : reversed(v), t, m, starts(m, v.shape(), false), boundary::fill, 0);
+    r = correlate_direct(a, v, correlate, t, m, starts(m, v.shape(), false), boundary::fill, 0);
   } else {
     r = fft_convolution(a, correlate ? conjugated(reversed(v)) : v, m, axes);
     if (exact) // SciPy rounds an FFT's result back to integers
@@ -197,8 +200,7 @@ array_base convolve2d(const array_base &in1, const array_base &in2, mode m, boun
     return empty(t, shape{0, 0}, in1.device());
   const bool swap = swap_needed(m, in1.shape(), in2.shape(), {0, 1});
   const array_base &a = swap ? in2 : in1, &v = swap ? in1 : in2;
-  array_base r =
-      correlate_direct(a, correlate ? conjugated(v) : reversed(v), t, m, starts(m, v.shape(), correlate), b, fill);
+  array_base r = correlate_direct(a, v, correlate, t, m, starts(m, v.shape(), correlate), b, fill);
   if (correlate && swap)
     r = reversed(r);
   return r;

@@ -27,6 +27,10 @@ struct direct {
   std::vector<std::int64_t> origin;
   boundary b = boundary::fill;
   std::complex<double> fill{};
+  /// The taps as given, to be reversed (a convolution) or conjugated (a
+  /// correlation) first: the GPU kernel does it as it loads them, the host
+  /// before its loops.
+  bool flip = false, conj = false;
 };
 
 array_base run_direct_host(const direct &d);

@@ -10,6 +10,7 @@
 #include "direct.hpp"
 
 #include "kiln/error.hpp"
+#include "kiln/promote.hpp"
 #include "kiln/stream.hpp"
 #include "runtime/cuda/driver.hpp"
 #include "runtime/kernels/gpu_kernels.hpp"
@@ -61,6 +62,8 @@ array_base run_direct_gpu(const direct &d) {
   k.kh = static_cast<std::int32_t>(p.kh);
   k.kw = static_cast<std::int32_t>(p.kw);
   k.boundary = d.b == boundary::fill ? 0 : d.b == boundary::wrap ? 1 : 2;
+  k.flip = d.flip;
+  k.conj = d.conj && kind_of(d.taps.dtype()) == scalar_kind::complex;
   k.fill_re = d.fill.real();
   k.fill_im = d.fill.imag();
   const std::int64_t tiles_x = (p.ow + tile_w - 1) / tile_w, tiles_y = (p.oh + tile_h - 1) / tile_h;

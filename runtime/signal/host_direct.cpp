@@ -2,6 +2,9 @@
 #include "direct.hpp"
 
 #include "kiln/error.hpp"
+#include "kiln/ops.hpp"
+#include "kiln/promote.hpp"
+#include "kiln/shaping.hpp"
 #include "runtime/parallel/thread_pool.hpp"
 
 #include <algorithm>
@@ -118,8 +121,16 @@ template <class T> void correlate_n(const direct &d, T *out) {
 
 } // namespace
 
-array_base run_direct_host(const direct &d) {
+array_base run_direct_host(const direct &given) {
   using kiln::detail::reshape;
+  // The taps in the loops' form: reversed for a convolution, conjugated for
+  // a correlation.
+  direct d = given;
+  if (d.flip)
+    d.taps = kiln::detail::copy(kiln::detail::flip(d.taps, std::nullopt), d.taps.dtype());
+  if (d.conj && kind_of(d.taps.dtype()) == scalar_kind::complex)
+    d.taps = kiln::detail::eager(kiln::detail::op::conj, {d.taps});
+  d.flip = d.conj = false;
   array_base out = kiln::detail::empty(d.in.dtype(), d.out_shape, device::host());
   if (out.size() == 0)
     return out;

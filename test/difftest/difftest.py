@@ -397,6 +397,8 @@ def cpp_of(e, local=None):
         params = ", ".join("auto p%d" % i for i in range(len(e) - 2))
         args = ", ".join(cpp_of(x, local) for x in e[2:])
         return "kiln::elementwise([](%s) { return %s; }, %s)" % (params, e[1].cpp(), args)
+    if k == "lib":  # a library call: e[1] formats the operands' C++
+        return e[1].format(*[cpp_of(x, local) for x in e[3:]])
     if k == "red":
         args = cpp_of(e[2], local)
         if e[3] is not None or e[4]:
@@ -659,9 +661,152 @@ def make_program(rng, depth):
     return None
 
 
-def inputs_for(seed, dt, shape, view):
+# ---------------------------------------------------------------------------
+# Library programs: one call of kiln::fft, kiln::linalg, kiln::signal or
+# kiln::sparse on random finite inputs (views too), against NumPy (and SciPy
+# for signal, where it is installed). The tolerance of each is the rounding
+# its sums allow: machine epsilon times the sum of the magnitudes involved.
+
+try:
+    import scipy.signal as scipy_signal
+except ImportError:  # test-only: scripts/setup.sh installs it; without it, no signal programs
+    scipy_signal = None
+
+FLOATS = ["float32", "float64", "complex64", "complex128"]
+
+
+def eps_of(dt):
+    return 2e-7 if np.dtype(dt) in (np.float32, np.complex64) or dt in ("float32", "complex64") else 5e-16
+
+
+def library_program(rng):
+    """(g, e, bases, env, want) for one library call, or None."""
+    g = Gen(rng)
+    g.form, g.update, g.wo, g.local = "plain", None, None, None
+    g.inputs = []
+
+    def make_input(dt, shape, view=None):
+        inp = ("in%d" % len(g.inputs), dt, list(shape), view)
+        g.inputs.append(inp)
+        return inp
+
+    r = rng
+    kind = r.choice(["fft", "fft", "fftn", "real", "shift", "svd", "eigh", "norm", "power", "sparse"] +
+                    (["conv", "conv2d"] if scipy_signal is not None else []))
+    dt = r.choice(FLOATS)
+    args, fmt = [], None
+    if kind == "fft":
+        shape = [r.choice([1, 3, 8, 17, 60]) for _ in range(r.choice([1, 2]))]
+        axis = r.choice([-1, 0]) if len(shape) > 1 else -1
+        n = r.choice([None, None, max(1, shape[axis] + r.choice([-2, 3]))])
+        name = r.choice(["fft", "ifft"])
+        norm = r.choice(["backward", "ortho", "forward"])
+        inp = make_input(r.choice(FLOATS + ["int32"]), shape, r.choice([None, "T", "step"]) if len(shape) > 1 else None)
+        fmt = "kiln::fft::%s({0}, %s, %d, kiln::fft::norm::%s)" % (name, "{{}}" if n is None else str(n), axis, norm)
+        np_call = lambda x: getattr(np.fft, name)(x, n=n, axis=axis, norm=norm)
+    elif kind == "fftn":
+        shape = [r.choice([2, 3, 5, 8]) for _ in range(r.choice([2, 3, 4]))]
+        axes = sorted(r.sample(range(len(shape)), r.choice([1, 2, min(3, len(shape))])))
+        s = [max(1, shape[a] + r.choice([0, 0, -1, 2])) for a in axes]
+        name = r.choice(["fftn", "ifftn"])
+        inp = make_input(r.choice(FLOATS), shape, r.choice([None, "T"]))
+        fmt = "kiln::fft::%s({0}, kiln::fft::lengths{{%s}}, kiln::axes({{%s}}))" % (
+            name, ", ".join(map(str, s)), ", ".join(map(str, axes)))
+        np_call = lambda x: getattr(np.fft, name)(x, s=s, axes=axes)
+    elif kind == "real":
+        shape = [r.choice([2, 5, 8, 33]) for _ in range(r.choice([1, 2]))]
+        name = r.choice(["rfft", "irfft", "hfft", "ihfft"])
+        real_in = name in ("rfft", "ihfft")
+        inp = make_input(r.choice(["float32", "float64"]) if real_in else r.choice(FLOATS), shape)
+        n = r.choice([None, shape[-1] * 2 - r.choice([1, 2])]) if not real_in else r.choice([None, shape[-1] + 1])
+        fmt = "kiln::fft::%s({0}, %s)" % (name, "{{}}" if n is None else str(n))
+        np_call = lambda x: getattr(np.fft, name)(x, n=n)
+    elif kind == "shift":
+        shape = [r.choice([1, 4, 5]) for _ in range(r.choice([1, 2, 3]))]
+        name = r.choice(["fftshift", "ifftshift"])
+        inp = make_input(r.choice(FLOATS + ["int32"]), shape)
+        fmt = "kiln::fft::%s({0})" % name
+        np_call = lambda x: getattr(np.fft, name)(x)
+    elif kind == "svd":
+        shape = [r.choice([1, 2, 3])] * r.choice([0, 1]) + [r.choice([1, 3, 6]), r.choice([1, 4, 6])]
+        inp = make_input(r.choice(FLOATS + ["int32"]), shape, r.choice([None, "T"]))
+        fmt = "kiln::linalg::svdvals({0})"
+        np_call = lambda x: np.linalg.svd(x, compute_uv=False)
+    elif kind == "eigh":
+        n = r.choice([1, 3, 5])
+        shape = [r.choice([1, 2])] * r.choice([0, 1]) + [n, n]
+        uplo = r.choice(["L", "U"])
+        inp = make_input(r.choice(FLOATS), shape)
+        fmt = "kiln::linalg::eigvalsh({0}, '%s')" % uplo
+        np_call = lambda x: np.linalg.eigvalsh(x, UPLO=uplo)
+    elif kind == "norm":
+        shape = [r.choice([2, 4, 5]), r.choice([2, 3, 5])]
+        ordv = r.choice([2, -2, "nuc"])
+        inp = make_input(r.choice(FLOATS + ["int32"]), shape)
+        fmt = "kiln::linalg::norm({0}, %s)" % ("kiln::linalg::nuc" if ordv == "nuc" else "%d.0" % ordv)
+        np_call = lambda x: np.asarray(np.linalg.norm(x, ord=ordv))
+    elif kind == "power":
+        n = r.choice([2, 3])
+        p = r.choice([0, 1, 2, 3, 5])
+        inp = make_input(r.choice(["int32", "int64", "float64", "complex128"]), [n, n])
+        fmt = "kiln::linalg::matrix_power({0}, %d)" % p
+        np_call = lambda x: np.linalg.matrix_power(x, p)
+    elif kind == "sparse":
+        m, n = r.choice([3, 7]), r.choice([4, 9])
+        inp = make_input(dt, [m, n])
+        vec = make_input(dt, [n])
+        fmt = "kiln::sparse::csr_matrix<%s>({0}).dot({1})" % CPP[dt]
+        np_call = lambda x, v: x @ v
+        args = [vec]
+    elif kind == "conv":
+        nd = r.choice([1, 2])
+        shape = [r.choice([1, 4, 9, 16]) for _ in range(nd)]
+        kshape = [r.choice([1, 2, 3, 5]) for _ in range(nd)]
+        mode = r.choice(["full", "same", "valid"])
+        name = r.choice(["convolve", "correlate"])
+        method = r.choice(["direct", "fft"])
+        inp = make_input(r.choice(FLOATS), shape)
+        args = [make_input(inp[1], kshape)]
+        fmt = "kiln::signal::%s({0}, {1}, kiln::signal::mode::%s, kiln::signal::method::%s)" % (name, mode, method)
+        np_call = lambda x, v: getattr(scipy_signal, name)(x, v, mode=mode, method=method)
+    else:  # conv2d
+        shape = [r.choice([3, 8, 13]), r.choice([4, 9, 20])]
+        kshape = [r.choice([1, 2, 3, 5]), r.choice([1, 3, 4, 5])]
+        mode = r.choice(["full", "same", "valid"])
+        boundary = r.choice(["fill", "wrap", "symm"])
+        name = r.choice(["convolve2d", "correlate2d"])
+        inp = make_input(r.choice(FLOATS + ["int32"]), shape, r.choice([None, "T"]))
+        args = [make_input(inp[1], kshape)]
+        fmt = "kiln::signal::%s({0}, {1}, kiln::signal::mode::%s, kiln::signal::boundary::%s)" % (name, mode, boundary)
+        np_call = lambda x, v: getattr(scipy_signal, name)(x, v, mode=mode, boundary=boundary)
+    ops = [inp] + args
+    bases, env = {}, {}
+    for name_, dt_, shape_, view_ in g.inputs:
+        bases[name_], env[name_] = inputs_for(rng.randrange(1 << 30), dt_, shape_, view_, finite=True)
+    try:
+        with np.errstate(all="ignore"):
+            want = np.asarray(np_call(*[env[o[0]] for o in ops]))
+    except (TypeError, ValueError, np.linalg.LinAlgError, np.exceptions.AxisError):
+        return None  # NumPy or SciPy refuses: checked by the unit tests
+    if want.dtype.name not in DTYPES:
+        return None
+    e = ("lib", fmt, kind) + tuple(("in", o) for o in ops)
+    # The rounding these sums allow: eps times the magnitudes involved.
+    magnitude = sum(float(np.abs(env[o[0]]).astype(np.float64).sum()) for o in ops) + 1.0
+    if kind in ("conv", "conv2d", "sparse"):
+        magnitude = float(np.abs(env[ops[0][0]]).astype(np.float64).sum() *
+                          np.abs(env[ops[1][0]]).astype(np.float64).max()) + 1.0
+    if kind == "power":
+        magnitude = float(np.abs(env[ops[0][0]]).astype(np.float64).sum() + 1.0) ** max(p, 1)
+    g.result, g.tol = want.dtype.name, 64 * eps_of(want.dtype.name) * magnitude
+    g.stable, g.nan_choice = None, False
+    return g, e, bases, env, want
+
+
+def inputs_for(seed, dt, shape, view, finite=False):
     """The input's base data (what the C++ side builds from the same seed)
-    and the view the expression reads."""
+    and the view the expression reads; `finite`: no infinities, NaNs or
+    extreme integers (the library programs' inputs)."""
     r = np.random.default_rng(seed)
     base_shape = list(shape)
     if view == "T":
@@ -676,19 +821,21 @@ def inputs_for(seed, dt, shape, view):
     elif KIND[dt] in "iu":
         info = np.iinfo(dt)
         lo, hi = max(int(info.min), -200), min(int(info.max), 200)
-        if r.random() < 0.3:
+        if r.random() < 0.3 and not finite:
             lo, hi = int(info.min), int(info.max)
+        if finite:
+            lo, hi = max(lo, -9), min(hi, 9)
         v = r.integers(lo, hi, n, endpoint=True).astype(dt)
     elif KIND[dt] == "f":
         v = (r.normal(0, 3, n)).astype(dt)
-        special = r.random(n) < 0.05
+        special = r.random(n) < (0.0 if finite else 0.05)
         v[special] = r.choice(np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=dt), special.sum())
     else:
         part = "float32" if dt == "complex64" else "float64"
         parts = []
         for _ in range(2):
             p = r.normal(0, 3, n).astype(part)
-            special = r.random(n) < 0.05
+            special = r.random(n) < (0.0 if finite else 0.05)
             p[special] = r.choice(np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=part), special.sum())
             parts.append(p)
         v = np.empty(n, dtype=dt)
@@ -709,7 +856,8 @@ def inputs_for(seed, dt, shape, view):
 
 def write_cpp(programs, path):
     lines = ["// Generated by test/difftest/difftest.py: random programs, compared with NumPy.",
-             "#include <kiln/kiln.hpp>", "#include <cmath>", "#include <cstdio>", "#include <fstream>", "#include <string>",
+             "#include <kiln/kiln.hpp>", "#include <kiln/fft.hpp>", "#include <kiln/signal.hpp>",
+             "#include <kiln/sparse.hpp>", "#include <cmath>", "#include <cstdio>", "#include <fstream>", "#include <string>",
              "", "template <class T> static kiln::array<T> load(const std::string &f, kiln::shape s) {",
              "  std::ifstream in(f, std::ios::binary);",
              "  std::int64_t n = 1; for (auto d : s) n *= d;",
@@ -843,6 +991,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--depth", type=int, default=4)
+    ap.add_argument("--library", type=float, default=0.2,
+                    help="the share of programs that call kiln::fft, linalg, signal or sparse (default 0.2)")
     ap.add_argument("--keep", help="keep the generated files here")
     ap.add_argument("--only", type=int, action="append",
                     help="build and compare only this program of the seed's batch (repeatable); "
@@ -859,7 +1009,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     programs, wants, labels, skipped = [], [], [], 0  # labels: each program's number in the seed's batch
     for i in range(args.count):
-        made = make_program(rng, args.depth)
+        made = library_program(rng) if rng.random() < args.library else make_program(rng, args.depth)
         if not made:
             continue
         g, e, bases, env, want = made

@@ -4,7 +4,8 @@
 // convolution is the correlation with the flipped taps), one 256-thread
 // block per 32 x 64 tile of the output. The block loads its input tile with
 // the halo (boundary conditions applied on the way: fill, wrap, symm) and
-// the taps into shared memory once; each thread then computes eight outputs
+// the taps (flipped for a convolution, conjugated for a correlation) into
+// shared memory once; each thread then computes eight outputs
 // of a column from there. k = 3, 5 and 7 are square filters whose loops the
 // compiler unrolls; k = 0 takes any size up to what fits in 40 KiB of shared
 // memory (the host checks). And kiln_multiply_<dtype>, the spectra's product
@@ -26,6 +27,8 @@ template <class R> __device__ __forceinline__ cplx<R> mul(cplx<R> a, cplx<R> b) 
 }
 template <class T> __device__ __forceinline__ T add(T a, T b) { return a + b; }
 template <class R> __device__ __forceinline__ cplx<R> add(cplx<R> a, cplx<R> b) { return {a.re + b.re, a.im + b.im}; }
+template <class T> __device__ __forceinline__ T conj_of(T v) { return v; }
+template <class R> __device__ __forceinline__ cplx<R> conj_of(cplx<R> v) { return {v.re, -v.im}; }
 template <class T> __device__ __forceinline__ T zero() { return T(0); }
 template <> __device__ __forceinline__ complex64_t zero<complex64_t>() { return {0.0f, 0.0f}; }
 template <> __device__ __forceinline__ complex128_t zero<complex128_t>() { return {0.0, 0.0}; }
@@ -62,13 +65,29 @@ template <class T, int K> __device__ void conv2d(const conv2d_params &p, T *smem
   const long long bx = blockIdx.x % p.tiles_x, by = blockIdx.x / p.tiles_x;
   const long long r0 = by * tile_h, c0 = bx * tile_w;
   const T fill = filled<T>(p.fill_re, p.fill_im);
-  for (int e = threadIdx.x; e < tw * th; e += blockDim.x) {
-    const int y = e / tw, x = e % tw;
-    const long long gy = mapped(r0 + p.oy + y, p.h, p.boundary), gx = mapped(c0 + p.ox + x, p.w_, p.boundary);
-    smem[e] = gy < 0 || gx < 0 ? fill : in[gy * p.w_ + gx];
+  // The tile with its halo: rows by the block's 8 warps, columns by lanes.
+  // A tile inside the image (most of them) loads without boundary tests.
+  const int lane = threadIdx.x % tile_w, warp = threadIdx.x / tile_w;
+  const long long y0 = r0 + p.oy, x0 = c0 + p.ox;
+  if (y0 >= 0 && x0 >= 0 && y0 + th <= p.h && x0 + tw <= p.w_) {
+    for (int y = warp; y < th; y += 8) {
+      const T *row = in + (y0 + y) * p.w_ + x0;
+      for (int x = lane; x < tw; x += tile_w)
+        smem[y * tw + x] = row[x];
+    }
+  } else {
+    for (int y = warp; y < th; y += 8) {
+      const long long gy = mapped(y0 + y, p.h, p.boundary);
+      for (int x = lane; x < tw; x += tile_w) {
+        const long long gx = mapped(x0 + x, p.w_, p.boundary);
+        smem[y * tw + x] = gy < 0 || gx < 0 ? fill : in[gy * p.w_ + gx];
+      }
+    }
   }
-  for (int e = threadIdx.x; e < kh * kw; e += blockDim.x)
-    taps[e] = w[e];
+  for (int e = threadIdx.x; e < kh * kw; e += blockDim.x) {
+    const T tap = w[p.flip ? kh * kw - 1 - e : e];
+    taps[e] = p.conj ? conj_of(tap) : tap;
+  }
   __syncthreads();
   const int tx = threadIdx.x % tile_w, ty = threadIdx.x / tile_w; // 32 x 8 threads
   T acc[rows_per_thread];

@@ -753,3 +753,69 @@ TEST(ShapingGpu, ArraysOnTwoDevicesAreAnError) {
 }
 
 } // namespace
+
+namespace {
+
+/// np.pad's value at padded index p (original start `before`, length n) for
+/// the modes that repeat values (checked against NumPy 2.4 by script).
+std::int64_t pad_source(std::int64_t t, std::int64_t n, kiln::pad_mode mode) {
+  switch (mode) {
+  case kiln::pad_mode::edge:
+    return std::clamp<std::int64_t>(t, 0, n - 1);
+  case kiln::pad_mode::wrap:
+    return ((t % n) + n) % n;
+  case kiln::pad_mode::symmetric: {
+    const std::int64_t m = ((t % (2 * n)) + 2 * n) % (2 * n);
+    return m < n ? m : 2 * n - 1 - m;
+  }
+  case kiln::pad_mode::reflect: {
+    if (n == 1)
+      return 0;
+    const std::int64_t p = 2 * n - 2, m = ((t % p) + p) % p;
+    return m < n ? m : p - m;
+  }
+  }
+  return 0;
+}
+
+void check_pad_modes(kiln::device dev) {
+  // A 3-d array padded by widths below and above its lengths (3, 4, 1).
+  std::vector<std::int32_t> v(3 * 4 * 1);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = std::int32_t(i * 7 + 1);
+  const auto x = make(v, {3, 4, 1});
+  const kiln::pad_widths w = {{2, 5}, {9, 1}, {3, 2}};
+  for (auto mode : {kiln::pad_mode::edge, kiln::pad_mode::reflect, kiln::pad_mode::symmetric, kiln::pad_mode::wrap}) {
+    const auto got = kiln::pad(x.to(dev), w, mode);
+    ASSERT_EQ(got.shape(), (kiln::shape{10, 14, 6}));
+    const auto values = got.to_vector();
+    for (std::int64_t i = 0; i < 10; ++i)
+      for (std::int64_t j = 0; j < 14; ++j)
+        for (std::int64_t k = 0; k < 6; ++k) {
+          const std::int64_t a = pad_source(i - 2, 3, mode), b = pad_source(j - 9, 4, mode), c = pad_source(k - 3, 1, mode);
+          ASSERT_EQ(values[(i * 14 + j) * 6 + k], v[(a * 4 + b) * 1 + c])
+              << "mode " << int(mode) << " at " << i << "," << j << "," << k << " on " << dev.str();
+        }
+  }
+  // One width for every side; a float view (transposed) as input.
+  const auto m = make(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3}).T(); // (3, 2)
+  EXPECT_EQ(kiln::pad(m.to(dev), 1, kiln::pad_mode::edge).to_vector(),
+            (std::vector<double>{1, 1, 4, 4, 1, 1, 4, 4, 2, 2, 5, 5, 3, 3, 6, 6, 3, 3, 6, 6}));
+}
+
+} // namespace
+
+TEST(Shaping, PadModes) {
+  check_pad_modes(kiln::device::host());
+  try {
+    (void)kiln::pad(make(std::vector<float>{}, {0, 3}), 1, kiln::pad_mode::edge);
+    ADD_FAILURE() << "no value_error";
+  } catch (const kiln::value_error &e) {
+    EXPECT_EQ(std::string(e.what()), "can't extend empty axis 0 using modes other than 'constant' or 'empty'");
+  }
+}
+
+TEST(ShapingGpu, PadModesMatchTheHost) {
+  KILN_REQUIRE_GPU();
+  check_pad_modes(kiln::device::cuda(0));
+}
