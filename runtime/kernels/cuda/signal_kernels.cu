@@ -70,10 +70,18 @@ template <class T, int K> __device__ void conv2d(const conv2d_params &p, T *smem
   const int lane = threadIdx.x % tile_w, warp = threadIdx.x / tile_w;
   const long long y0 = r0 + p.oy, x0 = c0 + p.ox;
   if (y0 >= 0 && x0 >= 0 && y0 + th <= p.h && x0 + tw <= p.w_) {
-    for (int y = warp; y < th; y += 8) {
-      const T *row = in + (y0 + y) * p.w_ + x0;
-      for (int x = lane; x < tw; x += tile_w)
-        smem[y * tw + x] = row[x];
+    // Unrolled (the extent is a constant for K > 0): every load of the tile
+    // is in flight at once, not one latency after another.
+#pragma unroll
+    for (int i = 0; i < (th + 7) / 8; ++i) {
+      const int y = warp + 8 * i;
+      if (y < th) {
+        const T *row = in + (y0 + y) * p.w_ + x0;
+#pragma unroll
+        for (int j = 0; j < (tw + tile_w - 1) / tile_w; ++j)
+          if (lane + tile_w * j < tw)
+            smem[y * tw + lane + tile_w * j] = row[lane + tile_w * j];
+      }
     }
   } else {
     for (int y = warp; y < th; y += 8) {
