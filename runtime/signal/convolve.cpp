@@ -110,6 +110,18 @@ std::vector<std::int64_t> starts(mode m, const shape &kernel, bool upper_center)
   return s;
 }
 
+/// The smallest n >= target whose only prime factors are 2, 3, 5 and 7.
+std::int64_t next_fast_len(std::int64_t target) {
+  for (std::int64_t n = std::max<std::int64_t>(target, 1);; ++n) {
+    std::int64_t r = n;
+    for (std::int64_t p : {2, 3, 5, 7})
+      while (r % p == 0)
+        r /= p;
+    if (r == 1)
+      return n;
+  }
+}
+
 /// a * b elementwise over their broadcast shape (the spectra's product).
 array_base product(const array_base &a, const array_base &b) {
   if (a.device().is_host())
@@ -131,29 +143,32 @@ array_base product(const array_base &a, const array_base &b) {
 array_base fft_convolution(const array_base &in1, const array_base &in2, mode m, const std::vector<std::int64_t> &axes) {
   using fft::detail::kind;
   const bool complex = complex_dtype(in1.dtype()) || complex_dtype(in2.dtype());
-  fft::lengths full;
-  for (std::int64_t a : axes)
+  // The linear convolution's lengths, and the transforms' (SciPy's
+  // next_fast_len: the next 2-3-5-7-smooth length, fast in cuFFT and
+  // pocketfft; a prime length is several times slower).
+  fft::lengths full, fast;
+  for (std::int64_t a : axes) {
     full.push_back(in1.shape()[a] + in2.shape()[a] - 1);
+    fast.push_back(next_fast_len(full.back()));
+  }
   const kiln::axes ax(std::span<const std::int64_t>(axes.data(), axes.size()));
   array_base out;
   if (complex) {
-    const array_base x = fft::detail::transform(in1, kind::c2c, true, full, ax, fft::norm::backward);
-    const array_base y = fft::detail::transform(in2, kind::c2c, true, full, ax, fft::norm::backward);
+    const array_base x = fft::detail::transform(in1, kind::c2c, true, fast, ax, fft::norm::backward);
+    const array_base y = fft::detail::transform(in2, kind::c2c, true, fast, ax, fft::norm::backward);
     const array_base xy = product(x, y.dtype() == x.dtype() ? y : copy(y, x.dtype()));
-    out = fft::detail::transform(xy, kind::c2c, false, full, ax, fft::norm::backward);
+    out = fft::detail::transform(xy, kind::c2c, false, fast, ax, fft::norm::backward);
   } else {
     const dtype real = promote_types(var_type(in1.dtype()), var_type(in2.dtype()));
     auto as_real = [&](const array_base &v) { return v.dtype() == real ? v : copy(v, real); };
-    const array_base x = fft::detail::transform(as_real(in1), kind::r2c, true, full, ax, fft::norm::backward);
-    const array_base y = fft::detail::transform(as_real(in2), kind::r2c, true, full, ax, fft::norm::backward);
-    out = fft::detail::transform(product(x, y), kind::c2r, false, full, ax, fft::norm::backward);
+    const array_base x = fft::detail::transform(as_real(in1), kind::r2c, true, fast, ax, fft::norm::backward);
+    const array_base y = fft::detail::transform(as_real(in2), kind::r2c, true, fast, ax, fft::norm::backward);
+    out = fft::detail::transform(product(x, y), kind::c2r, false, fast, ax, fft::norm::backward);
   }
-  if (m == mode::full)
-    return out;
   std::vector<slice_arg> crop(static_cast<std::size_t>(out.ndim()), slice_arg(kiln::all));
   for (std::size_t i = 0; i < axes.size(); ++i) {
     const std::int64_t a = axes[i], n1 = in1.shape()[a], n2 = in2.shape()[a];
-    const std::int64_t len = m == mode::same ? n1 : n1 - n2 + 1;
+    const std::int64_t len = m == mode::full ? full[i] : m == mode::same ? n1 : n1 - n2 + 1;
     const std::int64_t begin = (full[i] - len) / 2;
     crop[static_cast<std::size_t>(a)] = kiln::range(begin, begin + len);
   }
