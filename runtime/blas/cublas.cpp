@@ -9,9 +9,8 @@
 
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
+#include "runtime/cuda/toolkit_library.hpp"
 
-#include <dlfcn.h>
-#include <map>
 #include <mutex>
 #include <string>
 
@@ -27,35 +26,18 @@ struct loaded {
 // Never destroyed: handles may be released by thread-exit destructors late.
 loaded *load() {
   auto *l = new loaded();
-  const char *candidates[] = {
-      "libcublas.so.13",
-      "/usr/local/cuda/lib64/libcublas.so.13",
-      "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13",
-  };
-  void *so = nullptr;
   std::string errors;
-  for (const char *path : candidates) {
-    so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (so)
-      break;
-    const char *why = dlerror();
-    errors += std::string(errors.empty() ? "" : "; ") + (why ? why : path);
-  }
+  void *so = cuda::open_toolkit_library("libcublas.so.13", errors);
   if (!so) {
     l->reason = "cuBLAS (libcublas.so.13) could not be loaded: " + errors;
     return l;
   }
   std::string missing;
-#define KILN_CUBLAS_FN(name)                                                   \
-  if (void *p = dlsym(so, #name))                                              \
-    l->lib.name = reinterpret_cast<decltype(l->lib.name)>(p);                  \
-  else                                                                         \
-    missing += std::string(missing.empty() ? "" : ", ") + #name;
+#define KILN_CUBLAS_FN(name) cuda::resolve(so, l->lib.name, #name, missing);
 #include "cublas_functions.def"
 #undef KILN_CUBLAS_FN
-  if (void *p = dlsym(so, "cublasGetStatusName"))
-    l->lib.cublasGetStatusName =
-        reinterpret_cast<decltype(l->lib.cublasGetStatusName)>(p);
+  std::string optional; // cublasGetStatusName may be absent
+  cuda::resolve(so, l->lib.cublasGetStatusName, "cublasGetStatusName", optional);
   if (!missing.empty()) {
     l->reason = "cuBLAS (libcublas.so.13) lacks " + missing;
     return l;
@@ -68,23 +50,6 @@ const loaded &library() {
   static const loaded *l = load();
   return *l;
 }
-
-/// The calling thread's handles, destroyed at thread exit.
-struct thread_handles {
-  std::map<int, cublasHandle_t> by_device;
-  ~thread_handles() {
-    const loaded &l = library();
-    if (!l.ok)
-      return;
-    for (auto &[ordinal, h] : by_device) {
-      try {
-        cuda::make_current(ordinal);
-        l.lib.cublasDestroy_v2(h); // errors at exit are not reportable
-      } catch (...) {
-      }
-    }
-  }
-};
 
 } // namespace
 
@@ -110,14 +75,15 @@ void check(const api &lib, cublasStatus_t status, const char *call) {
 }
 
 cublasHandle_t handle(const api &lib, device dev) {
-  thread_local thread_handles handles;
-  auto it = handles.by_device.find(dev.index());
-  if (it != handles.by_device.end())
-    return it->second;
-  cublasHandle_t h = nullptr;
-  check(lib, lib.cublasCreate_v2(&h), "cublasCreate_v2");
-  handles.by_device.emplace(dev.index(), h);
-  return h;
+  thread_local cuda::thread_handles<cublasHandle_t> handles;
+  return handles.get(
+      dev.index(),
+      [&] {
+        cublasHandle_t h = nullptr;
+        check(lib, lib.cublasCreate_v2(&h), "cublasCreate_v2");
+        return h;
+      },
+      [destroy = lib.cublasDestroy_v2](cublasHandle_t h) { destroy(h); });
 }
 
 } // namespace kiln::detail::cublas

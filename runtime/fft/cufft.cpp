@@ -2,8 +2,8 @@
 #include "cufft.hpp"
 
 #include "kiln/error.hpp"
+#include "runtime/cuda/toolkit_library.hpp"
 
-#include <dlfcn.h>
 #include <string>
 
 namespace kiln::detail::cufft {
@@ -17,26 +17,14 @@ struct loaded {
 
 loaded *load() {
   auto *l = new loaded(); // never destroyed: plans may be destroyed late
-  const char *candidates[] = {"libcufft.so.12", "/usr/local/cuda/lib64/libcufft.so.12",
-                              "/usr/local/cuda/targets/x86_64-linux/lib/libcufft.so.12"};
-  void *so = nullptr;
   std::string errors;
-  for (const char *path : candidates) {
-    if ((so = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
-      break;
-    const char *why = dlerror();
-    errors += std::string(errors.empty() ? "" : "; ") + (why ? why : path);
-  }
+  void *so = cuda::open_toolkit_library("libcufft.so.12", errors);
   if (!so) {
     l->reason = "cuFFT (libcufft.so.12) could not be loaded: " + errors;
     return l;
   }
   std::string missing;
-#define KILN_CUFFT_FN(name)                                                                                     \
-  if (void *p = dlsym(so, #name))                                                                              \
-    l->lib.name = reinterpret_cast<decltype(l->lib.name)>(p);                                                  \
-  else                                                                                                         \
-    missing += std::string(missing.empty() ? "" : ", ") + #name;
+#define KILN_CUFFT_FN(name) cuda::resolve(so, l->lib.name, #name, missing);
 #include "cufft_functions.def"
 #undef KILN_CUFFT_FN
   if (!missing.empty()) {

@@ -9,9 +9,8 @@
 
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
+#include "runtime/cuda/toolkit_library.hpp"
 
-#include <dlfcn.h>
-#include <map>
 #include <string>
 
 namespace kiln::detail::cusolver {
@@ -25,26 +24,14 @@ struct loaded {
 
 loaded *load() {
   auto *l = new loaded(); // never destroyed: handles may be released late
-  const char *candidates[] = {"libcusolver.so.12", "/usr/local/cuda/lib64/libcusolver.so.12",
-                              "/usr/local/cuda/targets/x86_64-linux/lib/libcusolver.so.12"};
-  void *so = nullptr;
   std::string errors;
-  for (const char *path : candidates) {
-    if ((so = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
-      break;
-    const char *why = dlerror();
-    errors += std::string(errors.empty() ? "" : "; ") + (why ? why : path);
-  }
+  void *so = cuda::open_toolkit_library("libcusolver.so.12", errors);
   if (!so) {
     l->reason = "cuSOLVER (libcusolver.so.12) could not be loaded: " + errors;
     return l;
   }
   std::string missing;
-#define KILN_CUSOLVER_FN(name)                                                                                  \
-  if (void *p = dlsym(so, #name))                                                                              \
-    l->lib.name = reinterpret_cast<decltype(l->lib.name)>(p);                                                  \
-  else                                                                                                         \
-    missing += std::string(missing.empty() ? "" : ", ") + #name;
+#define KILN_CUSOLVER_FN(name) cuda::resolve(so, l->lib.name, #name, missing);
 #include "cusolver_functions.def"
 #undef KILN_CUSOLVER_FN
   if (!missing.empty()) {
@@ -59,26 +46,6 @@ const loaded &library() {
   static const loaded *l = load();
   return *l;
 }
-
-/// The calling thread's handles, destroyed at thread exit.
-struct thread_handles {
-  std::map<int, cusolverDnHandle_t> by_device;
-  cusolverDnParams_t params = nullptr;
-  ~thread_handles() {
-    const loaded &l = library();
-    if (!l.ok)
-      return;
-    if (params)
-      l.lib.cusolverDnDestroyParams(params);
-    for (auto &[ordinal, h] : by_device) {
-      try {
-        cuda::make_current(ordinal);
-        l.lib.cusolverDnDestroy(h); // errors at exit are not reportable
-      } catch (...) {
-      }
-    }
-  }
-};
 
 } // namespace
 
@@ -98,29 +65,37 @@ void check(cusolverStatus_t status, const char *call) {
 
 namespace {
 
-thread_handles &handles_of_thread() {
-  thread_local thread_handles handles;
-  return handles;
-}
+/// The calling thread's options of the 64-bit API, destroyed at thread exit.
+struct thread_params {
+  cusolverDnParams_t params = nullptr;
+  decltype(&::cusolverDnDestroyParams) destroy = nullptr;
+  ~thread_params() {
+    if (params)
+      destroy(params);
+  }
+};
 
 } // namespace
 
 cusolverDnParams_t params(const api &lib) {
-  thread_handles &handles = handles_of_thread();
-  if (!handles.params)
-    check(lib.cusolverDnCreateParams(&handles.params), "cusolverDnCreateParams");
-  return handles.params;
+  thread_local thread_params p;
+  if (!p.params) {
+    check(lib.cusolverDnCreateParams(&p.params), "cusolverDnCreateParams");
+    p.destroy = lib.cusolverDnDestroyParams;
+  }
+  return p.params;
 }
 
 cusolverDnHandle_t handle(const api &lib, device dev, void *stream) {
-  thread_handles &handles = handles_of_thread();
-  cusolverDnHandle_t h = nullptr;
-  if (auto it = handles.by_device.find(dev.index()); it != handles.by_device.end()) {
-    h = it->second;
-  } else {
-    check(lib.cusolverDnCreate(&h), "cusolverDnCreate");
-    handles.by_device.emplace(dev.index(), h);
-  }
+  thread_local cuda::thread_handles<cusolverDnHandle_t> handles;
+  const cusolverDnHandle_t h = handles.get(
+      dev.index(),
+      [&] {
+        cusolverDnHandle_t made = nullptr;
+        check(lib.cusolverDnCreate(&made), "cusolverDnCreate");
+        return made;
+      },
+      [destroy = lib.cusolverDnDestroy](cusolverDnHandle_t made) { destroy(made); });
   check(lib.cusolverDnSetStream(h, static_cast<cudaStream_t>(stream)), "cusolverDnSetStream");
   return h;
 }

@@ -3,9 +3,8 @@
 
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
+#include "runtime/cuda/toolkit_library.hpp"
 
-#include <dlfcn.h>
-#include <map>
 #include <string>
 
 namespace kiln::detail::cusparse {
@@ -19,26 +18,14 @@ struct loaded {
 
 loaded *load() {
   auto *l = new loaded(); // never destroyed: handles may be released late
-  const char *candidates[] = {"libcusparse.so.12", "/usr/local/cuda/lib64/libcusparse.so.12",
-                              "/usr/local/cuda/targets/x86_64-linux/lib/libcusparse.so.12"};
-  void *so = nullptr;
   std::string errors;
-  for (const char *path : candidates) {
-    if ((so = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
-      break;
-    const char *why = dlerror();
-    errors += std::string(errors.empty() ? "" : "; ") + (why ? why : path);
-  }
+  void *so = cuda::open_toolkit_library("libcusparse.so.12", errors);
   if (!so) {
     l->reason = "cuSPARSE (libcusparse.so.12) could not be loaded: " + errors;
     return l;
   }
   std::string missing;
-#define KILN_CUSPARSE_FN(name)                                                                                  \
-  if (void *p = dlsym(so, #name))                                                                              \
-    l->lib.name = reinterpret_cast<decltype(l->lib.name)>(p);                                                  \
-  else                                                                                                         \
-    missing += std::string(missing.empty() ? "" : ", ") + #name;
+#define KILN_CUSPARSE_FN(name) cuda::resolve(so, l->lib.name, #name, missing);
 #include "cusparse_functions.def"
 #undef KILN_CUSPARSE_FN
   if (!missing.empty()) {
@@ -53,22 +40,6 @@ const loaded &library() {
   static const loaded *l = load();
   return *l;
 }
-
-struct thread_handles {
-  std::map<int, cusparseHandle_t> by_device;
-  ~thread_handles() {
-    const loaded &l = library();
-    if (!l.ok)
-      return;
-    for (auto &[ordinal, h] : by_device) {
-      try {
-        cuda::make_current(ordinal);
-        l.lib.cusparseDestroy(h); // errors at exit are not reportable
-      } catch (...) {
-      }
-    }
-  }
-};
 
 } // namespace
 
@@ -87,14 +58,15 @@ void check(cusparseStatus_t status, const char *call) {
 }
 
 cusparseHandle_t handle(const api &lib, device dev, void *stream) {
-  thread_local thread_handles handles;
-  cusparseHandle_t h = nullptr;
-  if (auto it = handles.by_device.find(dev.index()); it != handles.by_device.end()) {
-    h = it->second;
-  } else {
-    check(lib.cusparseCreate(&h), "cusparseCreate");
-    handles.by_device.emplace(dev.index(), h);
-  }
+  thread_local cuda::thread_handles<cusparseHandle_t> handles;
+  const cusparseHandle_t h = handles.get(
+      dev.index(),
+      [&] {
+        cusparseHandle_t made = nullptr;
+        check(lib.cusparseCreate(&made), "cusparseCreate");
+        return made;
+      },
+      [destroy = lib.cusparseDestroy](cusparseHandle_t made) { destroy(made); });
   check(lib.cusparseSetStream(h, static_cast<cudaStream_t>(stream)), "cusparseSetStream");
   return h;
 }
