@@ -97,6 +97,13 @@ void check_same_device(device a, device b) {
                        b.str());
 }
 
+std::string shape_repr(const kiln::shape &s) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < s.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
 void check_stream(device dev, const stream &s) {
   device sd = s.get_device();
   if (dev.is_cuda() && !(sd == dev))

@@ -21,6 +21,9 @@ array_base allocate(kiln::dtype t, const kiln::shape &s, device dev,
 /// device_error unless a and b are the same device.
 void check_same_device(device a, device b);
 
+/// A shape as Python prints a tuple, "(3, 5)" or "(4,)": SciPy's messages.
+std::string shape_repr(const kiln::shape &s);
+
 /// device_error when `s` is a GPU stream of another device than `dev`.
 void check_stream(device dev, const stream &s);
 

@@ -17,48 +17,23 @@
 namespace kiln::detail::cublas {
 namespace {
 
-struct loaded {
-  api lib;
-  bool ok = false;
-  std::string reason;
-};
-
-// Never destroyed: handles may be released by thread-exit destructors late.
-loaded *load() {
-  auto *l = new loaded();
-  std::string errors;
-  void *so = cuda::open_toolkit_library("libcublas.so.13", errors);
-  if (!so) {
-    l->reason = "cuBLAS (libcublas.so.13) could not be loaded: " + errors;
-    return l;
-  }
-  std::string missing;
-#define KILN_CUBLAS_FN(name) cuda::resolve(so, l->lib.name, #name, missing);
+const cuda::loaded_library<api> &library() {
+  static const auto *l = cuda::load_toolkit_library<api>(
+      "cuBLAS", "libcublas.so.13",
+      [](void *so, api &lib, std::string &missing) {
+#define KILN_CUBLAS_FN(name) cuda::resolve(so, lib.name, #name, missing);
 #include "cublas_functions.def"
 #undef KILN_CUBLAS_FN
-  std::string optional; // cublasGetStatusName may be absent
-  cuda::resolve(so, l->lib.cublasGetStatusName, "cublasGetStatusName", optional);
-  if (!missing.empty()) {
-    l->reason = "cuBLAS (libcublas.so.13) lacks " + missing;
-    return l;
-  }
-  l->ok = true;
-  return l;
-}
-
-const loaded &library() {
-  static const loaded *l = load();
+        std::string optional; // cublasGetStatusName may be absent
+        cuda::resolve(so, lib.cublasGetStatusName, "cublasGetStatusName",
+                      optional);
+      });
   return *l;
 }
 
 } // namespace
 
-const api &require() {
-  const loaded &l = library();
-  if (!l.ok)
-    throw device_error(l.reason);
-  return l.lib;
-}
+const api &require() { return cuda::require(library()); }
 
 void check(const api &lib, cublasStatus_t status, const char *call) {
   if (status == CUBLAS_STATUS_SUCCESS)

@@ -1,6 +1,8 @@
 //===- runtime/cuda/toolkit_library.cpp - CUDA libraries opened at run time
 #include "toolkit_library.hpp"
 
+#include "kiln/error.hpp"
+
 #include <dlfcn.h>
 
 namespace kiln::detail::cuda {
@@ -19,5 +21,21 @@ void *open_toolkit_library(const char *soname, std::string &why) {
 }
 
 void *dlsym_of(void *so, const char *name) { return dlsym(so, name); }
+
+cudaDataType data_type_of(dtype t) {
+  switch (t) {
+  case dtype::float32:
+    return CUDA_R_32F;
+  case dtype::float64:
+    return CUDA_R_64F;
+  case dtype::complex64:
+    return CUDA_C_32F;
+  case dtype::complex128:
+    return CUDA_C_64F;
+  default:
+    throw value_error(std::string("no CUDA library routines for ") +
+                      std::string(name(t)));
+  }
+}
 
 } // namespace kiln::detail::cuda

@@ -8,7 +8,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kiln/dtype.hpp"
+#include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
+
+#include <library_types.h>
 
 #include <functional>
 #include <map>
@@ -21,6 +25,10 @@ namespace kiln::detail::cuda {
 /// with `why` holding each attempt's dlerror() when none loads.
 void *open_toolkit_library(const char *soname, std::string &why);
 
+/// The libraries' cudaDataType of a float32, float64, complex64 or
+/// complex128 dtype; value_error for any other.
+cudaDataType data_type_of(dtype t);
+
 /// dlsym (a function, so that this header needs no <dlfcn.h>).
 void *dlsym_of(void *so, const char *name);
 
@@ -30,6 +38,47 @@ template <class F> void resolve(void *so, F &fn, const char *name, std::string &
     fn = reinterpret_cast<F>(p);
   else
     missing += (missing.empty() ? "" : ", ") + std::string(name);
+}
+
+/// A library's entry points once loaded, or why it could not be.
+template <class Api> struct loaded_library {
+  Api lib;
+  bool ok = false;
+  std::string reason;
+};
+
+/// Opens `soname` (open_toolkit_library) and fills an Api with
+/// `resolve_all(so, api, missing)`; `label` names the library in the
+/// reasons ("cuFFT"). Never destroyed: handles may be released at thread
+/// exit, after static destructors.
+template <class Api, class Resolve>
+const loaded_library<Api> *load_toolkit_library(const char *label,
+                                                const char *soname,
+                                                Resolve &&resolve_all) {
+  auto *l = new loaded_library<Api>();
+  std::string errors;
+  void *so = open_toolkit_library(soname, errors);
+  if (!so) {
+    l->reason =
+        std::string(label) + " (" + soname + ") could not be loaded: " + errors;
+    return l;
+  }
+  std::string missing;
+  resolve_all(so, l->lib, missing);
+  if (!missing.empty()) {
+    l->reason = std::string(label) + " (" + soname + ") lacks " + missing;
+    return l;
+  }
+  l->ok = true;
+  return l;
+}
+
+/// The library's entry points, or a device_error saying why it could not be
+/// loaded.
+template <class Api> const Api &require(const loaded_library<Api> &l) {
+  if (!l.ok)
+    throw device_error(l.reason);
+  return l.lib;
 }
 
 /// The calling thread's handle of a library for each GPU: made on first

@@ -9,30 +9,14 @@
 namespace kiln::detail::cufft {
 namespace {
 
-struct loaded {
-  api lib;
-  bool ok = false;
-  std::string reason;
-};
-
-loaded *load() {
-  auto *l = new loaded(); // never destroyed: plans may be destroyed late
-  std::string errors;
-  void *so = cuda::open_toolkit_library("libcufft.so.12", errors);
-  if (!so) {
-    l->reason = "cuFFT (libcufft.so.12) could not be loaded: " + errors;
-    return l;
-  }
-  std::string missing;
-#define KILN_CUFFT_FN(name) cuda::resolve(so, l->lib.name, #name, missing);
+const cuda::loaded_library<api> &library() {
+  static const auto *l = cuda::load_toolkit_library<api>(
+      "cuFFT", "libcufft.so.12", [](void *so, api &lib, std::string &missing) {
+#define KILN_CUFFT_FN(name) cuda::resolve(so, lib.name, #name, missing);
 #include "cufft_functions.def"
 #undef KILN_CUFFT_FN
-  if (!missing.empty()) {
-    l->reason = "cuFFT (libcufft.so.12) lacks " + missing;
-    return l;
-  }
-  l->ok = true;
-  return l;
+      });
+  return *l;
 }
 
 const char *result_name(cufftResult r) {
@@ -60,12 +44,7 @@ const char *result_name(cufftResult r) {
 
 } // namespace
 
-const api &require() {
-  static const loaded *l = load();
-  if (!l->ok)
-    throw device_error(l->reason);
-  return l->lib;
-}
+const api &require() { return cuda::require(library()); }
 
 void check(cufftResult result, const char *call) {
   if (result == CUFFT_SUCCESS)

@@ -16,45 +16,20 @@
 namespace kiln::detail::cusolver {
 namespace {
 
-struct loaded {
-  api lib;
-  bool ok = false;
-  std::string reason;
-};
-
-loaded *load() {
-  auto *l = new loaded(); // never destroyed: handles may be released late
-  std::string errors;
-  void *so = cuda::open_toolkit_library("libcusolver.so.12", errors);
-  if (!so) {
-    l->reason = "cuSOLVER (libcusolver.so.12) could not be loaded: " + errors;
-    return l;
-  }
-  std::string missing;
-#define KILN_CUSOLVER_FN(name) cuda::resolve(so, l->lib.name, #name, missing);
+const cuda::loaded_library<api> &library() {
+  static const auto *l = cuda::load_toolkit_library<api>(
+      "cuSOLVER", "libcusolver.so.12",
+      [](void *so, api &lib, std::string &missing) {
+#define KILN_CUSOLVER_FN(name) cuda::resolve(so, lib.name, #name, missing);
 #include "cusolver_functions.def"
 #undef KILN_CUSOLVER_FN
-  if (!missing.empty()) {
-    l->reason = "cuSOLVER (libcusolver.so.12) lacks " + missing;
-    return l;
-  }
-  l->ok = true;
-  return l;
-}
-
-const loaded &library() {
-  static const loaded *l = load();
+      });
   return *l;
 }
 
 } // namespace
 
-const api &require() {
-  const loaded &l = library();
-  if (!l.ok)
-    throw device_error(l.reason);
-  return l.lib;
-}
+const api &require() { return cuda::require(library()); }
 
 void check(cusolverStatus_t status, const char *call) {
   if (status == CUSOLVER_STATUS_SUCCESS)

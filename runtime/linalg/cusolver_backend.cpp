@@ -24,6 +24,7 @@
 #include "kiln/stream.hpp"
 #include "runtime/blas/cublas.hpp"
 #include "runtime/cuda/driver.hpp"
+#include "runtime/cuda/toolkit_library.hpp"
 #include "runtime/kernels/gpu_kernels.hpp"
 
 #include <algorithm>
@@ -38,21 +39,6 @@ namespace {
 
 using linalg_stack::make_stack;
 using namespace linalg_types;
-
-cudaDataType data_type(dtype t) {
-  switch (t) {
-  case dtype::float32:
-    return CUDA_R_32F;
-  case dtype::float64:
-    return CUDA_R_64F;
-  case dtype::complex64:
-    return CUDA_C_32F;
-  case dtype::complex128:
-    return CUDA_C_64F;
-  default:
-    throw value_error(std::string("kiln::linalg: cuSOLVER has no routines for ") + std::string(name(t)));
-  }
-}
 
 cublasFillMode_t fill(char uplo) { return uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
 cublasOperation_t operation_of(operation op) {
@@ -70,8 +56,9 @@ struct context {
   cudaDataType type;
   explicit context(const stack &a)
       : lib(cusolver::require()), dev(a.where()), s(stream::current(a.where())),
-        h((cuda::make_current(dev.index()), cusolver::handle(lib, dev, s.native_handle()))),
-        params(cusolver::params(lib)), type(data_type(a.dtype())) {}
+        h((cuda::make_current(dev.index()),
+           cusolver::handle(lib, dev, s.native_handle()))),
+        params(cusolver::params(lib)), type(cuda::data_type_of(a.dtype())) {}
 };
 
 /// A call's workspaces: on the device from Kiln's pool, and on the host.
@@ -365,7 +352,7 @@ public:
       return r;
     context c(a);
     const signed char job = vectors ? (full ? 'A' : 'S') : 'N';
-    const cudaDataType real_t = data_type(real);
+    const cudaDataType real_t = cuda::data_type_of(real);
     std::size_t dbytes = 0, hbytes = 0;
     cusolver::check(c.lib.cusolverDnXgesvd_bufferSize(c.h, c.params, job, job, m, n, c.type, a.matrix(0), m, real_t,
                                                       r.s.data(), c.type, vectors ? r.u.matrix(0) : nullptr, m, c.type,
@@ -393,7 +380,7 @@ public:
     if (a.count == 0 || n == 0)
       return r;
     context c(a);
-    const cudaDataType real_t = data_type(real);
+    const cudaDataType real_t = cuda::data_type_of(real);
     const cusolverEigMode_t job = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
     const array_base info = info_array(a.count, c.dev);
     std::size_t dbytes = 0, hbytes = 0;

@@ -17,6 +17,7 @@
 #include "kiln/ops.hpp"
 #include "kiln/promote.hpp"
 #include "kiln/stream.hpp"
+#include "runtime/array/array_internal.hpp"
 
 #include <span>
 #include <string>
@@ -26,18 +27,6 @@ namespace kiln::detail {
 namespace {
 
 using namespace linalg_stack;
-
-std::string shape_str(const shape &s) {
-  std::string out = "(";
-  for (std::size_t i = 0; i < s.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + (s.size() == 1 ? ",)" : ")");
-}
-
-void same_device(const array_base &a, const array_base &b) {
-  if (!(a.device() == b.device()))
-    throw device_error("arrays are on different devices: " + a.device().str() + " and " + b.device().str());
-}
 
 /// Right-hand sides for (..., N, N) matrices: b (N,) is one vector (x has
 /// the matrices' batch and N), else b is a stack (..., N, K) broadcast with
@@ -84,18 +73,19 @@ std::pair<array_base, array_base> lu_factor(const array_base &a) {
 }
 
 array_base lu_solve(const array_base &lu, const array_base &piv, const array_base &b, int trans) {
-  same_device(lu, b);
-  same_device(lu, piv);
+  check_same_device(lu.device(), b.device());
+  check_same_device(lu.device(), piv.device());
   if (trans < 0 || trans > 2)
     throw value_error("trans must be 0, 1 or 2, not " + std::to_string(trans));
   check_matrices(lu, true);
   const dtype t = linalg_dtype(promote_types(lu.dtype(), b.dtype()));
   const std::int64_t n = lu.shape().back();
   if (piv.ndim() < 1 || piv.shape().back() != n)
-    throw value_error("lu_solve: piv of shape " + shape_str(piv.shape()) + " does not match lu of shape " +
-                      shape_str(lu.shape()));
+    throw value_error("lu_solve: piv of shape " + shape_repr(piv.shape()) +
+                      " does not match lu of shape " + shape_repr(lu.shape()));
   const right_hand_sides rhs(lu, b, t,
-                             "Shapes of lu " + shape_str(lu.shape()) + " and b " + shape_str(b.shape()) +
+                             "Shapes of lu " + shape_repr(lu.shape()) +
+                                 " and b " + shape_repr(b.shape()) +
                                  " are incompatible");
   const stack m = broadcast_matrices(lu, rhs.batch, t);
   // Back to LAPACK's 1-based swaps in the backend's integer type.
@@ -149,19 +139,21 @@ array_base cho_factor(const array_base &a, bool lower) {
 }
 
 array_base cho_solve(const array_base &c, bool lower, const array_base &b) {
-  same_device(c, b);
+  check_same_device(c.device(), b.device());
   check_matrices(c, false);
   if (c.shape()[c.ndim() - 2] != c.shape().back())
     throw value_error("The factored matrix c is not square.");
   const dtype t = linalg_dtype(promote_types(c.dtype(), b.dtype()));
   const right_hand_sides rhs(c, b, t,
-                             "incompatible dimensions (" + shape_str(c.shape()) + " and " + shape_str(b.shape()) + ")");
+                             "incompatible dimensions (" +
+                                 shape_repr(c.shape()) + " and " +
+                                 shape_repr(b.shape()) + ")");
   linalg_backend::on(c.device()).potrs(broadcast_matrices(c, rhs.batch, t), rhs.x, lower ? 'L' : 'U');
   return rhs.result();
 }
 
 array_base solve_triangular(const array_base &a, const array_base &b, int trans, bool lower, bool unit_diagonal) {
-  same_device(a, b);
+  check_same_device(a.device(), b.device());
   if (trans < 0 || trans > 2)
     throw value_error("trans must be 0, 1 or 2, not " + std::to_string(trans));
   check_matrices(a, false);
@@ -169,7 +161,8 @@ array_base solve_triangular(const array_base &a, const array_base &b, int trans,
     throw value_error("expected square matrix");
   const dtype t = linalg_dtype(promote_types(a.dtype(), b.dtype()));
   const right_hand_sides rhs(a, b, t,
-                             "shapes of a " + shape_str(a.shape()) + " and b " + shape_str(b.shape()) +
+                             "shapes of a " + shape_repr(a.shape()) +
+                                 " and b " + shape_repr(b.shape()) +
                                  " are incompatible");
   const std::vector<int> info = linalg_backend::on(a.device()).trsm(broadcast_matrices(a, rhs.batch, t), rhs.x,
                                                                     lower ? 'L' : 'U', "NTC"[trans], unit_diagonal);

@@ -23,6 +23,7 @@
 #include "kiln/linalg.hpp"
 #include "kiln/promote.hpp"
 #include "kiln/stream.hpp"
+#include "runtime/array/array_internal.hpp"
 
 #include <cmath>
 #include <complex>
@@ -155,8 +156,7 @@ array_base inv(const array_base &a) {
 }
 
 array_base solve(const array_base &a, const array_base &b) {
-  if (!(a.device() == b.device()))
-    throw device_error("arrays are on different devices: " + a.device().str() + " and " + b.device().str());
+  check_same_device(a.device(), b.device());
   check_matrices(a, true);
   const dtype t = linalg_dtype(promote_types(a.dtype(), b.dtype()));
   const std::int64_t n = a.shape().back();

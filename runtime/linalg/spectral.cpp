@@ -18,6 +18,7 @@
 #include "kiln/promote.hpp"
 #include "kiln/reductions.hpp"
 #include "kiln/stream.hpp"
+#include "runtime/array/array_internal.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -87,8 +88,7 @@ array_base pinv(const array_base &a, double rcond) {
 
 std::tuple<array_base, array_base, array_base, array_base> lstsq(const array_base &a, const array_base &b,
                                                                  double rcond) {
-  if (!(a.device() == b.device()))
-    throw device_error("arrays are on different devices: " + a.device().str() + " and " + b.device().str());
+  check_same_device(a.device(), b.device());
   if (a.ndim() != 2)
     throw linalg_error(std::to_string(a.ndim()) + "-dimensional array given. Array must be two-dimensional");
   if (b.ndim() != 1 && b.ndim() != 2)

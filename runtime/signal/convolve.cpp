@@ -16,6 +16,7 @@
 #include "kiln/promote.hpp"
 #include "kiln/shaping.hpp"
 #include "kiln/stream.hpp"
+#include "runtime/array/array_internal.hpp"
 #include "runtime/cuda/driver.hpp"
 #include "runtime/kernels/gpu_kernels.hpp"
 
@@ -29,18 +30,6 @@ namespace {
 using kiln::detail::copy;
 using kiln::detail::empty;
 using kiln::detail::slice;
-
-std::string shape_str(const shape &s) {
-  std::string out = "(";
-  for (std::size_t i = 0; i < s.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + (s.size() == 1 ? ",)" : ")");
-}
-
-void same_device(const array_base &a, const array_base &b) {
-  if (!(a.device() == b.device()))
-    throw device_error("arrays are on different devices: " + a.device().str() + " and " + b.device().str());
-}
 
 /// SciPy's _inputs_swap_needed over `axes`.
 bool swap_needed(mode m, const shape &s1, const shape &s2, const std::vector<std::int64_t> &axes) {
@@ -178,7 +167,7 @@ array_base fft_convolution(const array_base &in1, const array_base &in2, mode m,
 } // namespace
 
 array_base convolve(const array_base &in1, const array_base &in2, mode m, method how, bool correlate) {
-  same_device(in1, in2);
+  kiln::detail::check_same_device(in1.device(), in2.device());
   if (in1.ndim() != in2.ndim())
     throw value_error("in1 and in2 should have the same dimensionality");
   const dtype t = promote_types(in1.dtype(), in2.dtype());
@@ -207,7 +196,7 @@ array_base convolve(const array_base &in1, const array_base &in2, mode m, method
 
 array_base convolve2d(const array_base &in1, const array_base &in2, mode m, boundary b, const std::complex<double> &fill,
                       bool correlate) {
-  same_device(in1, in2);
+  kiln::detail::check_same_device(in1.device(), in2.device());
   if (in1.ndim() != 2 || in2.ndim() != 2)
     throw value_error(std::string(correlate ? "correlate2d" : "convolve2d") + " inputs must both be 2-D arrays");
   const dtype t = promote_types(in1.dtype(), in2.dtype());
@@ -222,7 +211,7 @@ array_base convolve2d(const array_base &in1, const array_base &in2, mode m, boun
 }
 
 array_base fftconvolve(const array_base &in1, const array_base &in2, mode m, const axes &ax) {
-  same_device(in1, in2);
+  kiln::detail::check_same_device(in1.device(), in2.device());
   if (in1.ndim() != in2.ndim())
     throw value_error("in1 and in2 should have the same dimensionality");
   const dtype t = promote_types(in1.dtype(), in2.dtype());
@@ -242,8 +231,9 @@ array_base fftconvolve(const array_base &in1, const array_base &in2, mode m, con
   for (std::int64_t d = 0; d < in1.ndim(); ++d)
     if (std::find(axes.begin(), axes.end(), d) == axes.end() && in1.shape()[d] != in2.shape()[d] &&
         in1.shape()[d] != 1 && in2.shape()[d] != 1)
-      throw value_error("incompatible shapes for in1 and in2: " + shape_str(in1.shape()) + " and " +
-                        shape_str(in2.shape()));
+      throw value_error("incompatible shapes for in1 and in2: " +
+                        kiln::detail::shape_repr(in1.shape()) + " and " +
+                        kiln::detail::shape_repr(in2.shape()));
   const bool swap = swap_needed(m, in1.shape(), in2.shape(), axes);
   const array_base r = fft_convolution(swap ? in2 : in1, swap ? in1 : in2, m, axes);
   return r.dtype() == result ? r : copy(r, result);

@@ -13,6 +13,7 @@
 #include "kiln/error.hpp"
 #include "kiln/sparse.hpp"
 #include "kiln/stream.hpp"
+#include "runtime/array/array_internal.hpp"
 #include "runtime/blas/cublas.hpp"
 #include "runtime/cuda/driver.hpp"
 #include "runtime/kernels/gpu_kernels.hpp"
@@ -117,8 +118,7 @@ std::pair<array_base, std::int64_t> cg(const sparse::detail::compressed &a, cons
   if (b.ndim() != 1 || b.shape()[0] != a.rows)
     throw value_error("shapes of A (" + std::to_string(a.rows) + ", " + std::to_string(a.cols) + ") and b (" +
                       (b.ndim() ? std::to_string(b.shape()[0]) : std::string()) + ",) are incompatible");
-  if (!(b.device() == a.data.device()))
-    throw device_error("arrays are on different devices: " + a.data.device().str() + " and " + b.device().str());
+  kd::check_same_device(a.data.device(), b.device());
   const dtype t = a.data.dtype();
   const std::int64_t n = a.rows;
   if (maxiter < 0)

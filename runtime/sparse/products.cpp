@@ -14,7 +14,9 @@
 #include "kiln/error.hpp"
 #include "kiln/sparse.hpp"
 #include "kiln/stream.hpp"
+#include "runtime/array/array_internal.hpp"
 #include "runtime/cuda/driver.hpp"
+#include "runtime/cuda/toolkit_library.hpp"
 #include "runtime/parallel/thread_pool.hpp"
 
 #include <complex>
@@ -30,19 +32,6 @@ using kiln::detail::slice;
 namespace {
 
 using namespace host_parts;
-
-cudaDataType data_type(dtype t) {
-  switch (t) {
-  case dtype::float32:
-    return CUDA_R_32F;
-  case dtype::float64:
-    return CUDA_R_64F;
-  case dtype::complex64:
-    return CUDA_C_32F;
-  default:
-    return CUDA_C_64F;
-  }
-}
 
 /// What a GPU keeps on a matrix for its products.
 struct gpu_state {
@@ -75,9 +64,11 @@ gpu_state &state_of(const compressed &a, const kiln::detail::cusparse::api &lib)
     auto s = std::make_shared<gpu_state>();
     s->device = a.data.device().index();
     kiln::detail::cusparse::check(
-        lib.cusparseCreateCsr(&s->mat, a.rows, a.cols, a.data.size(), a.indptr.data(), a.indices.data(), a.data.data(),
-                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                              data_type(a.data.dtype())),
+        lib.cusparseCreateCsr(&s->mat, a.rows, a.cols, a.data.size(),
+                              a.indptr.data(), a.indices.data(), a.data.data(),
+                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_BASE_ZERO,
+                              kiln::detail::cuda::data_type_of(a.data.dtype())),
         "cusparseCreateCsr");
     a.state = s;
   }
@@ -89,8 +80,10 @@ struct dense_vector {
   const kiln::detail::cusparse::api &lib;
   cusparseDnVecDescr_t d = nullptr;
   dense_vector(const kiln::detail::cusparse::api &l, const array_base &x) : lib(l) {
-    kiln::detail::cusparse::check(lib.cusparseCreateDnVec(&d, x.size(), x.data(), data_type(x.dtype())),
-                                  "cusparseCreateDnVec");
+    kiln::detail::cusparse::check(
+        lib.cusparseCreateDnVec(&d, x.size(), x.data(),
+                                kiln::detail::cuda::data_type_of(x.dtype())),
+        "cusparseCreateDnVec");
   }
   ~dense_vector() { lib.cusparseDestroyDnVec(d); }
 };
@@ -98,9 +91,11 @@ struct dense_matrix {
   const kiln::detail::cusparse::api &lib;
   cusparseDnMatDescr_t d = nullptr;
   dense_matrix(const kiln::detail::cusparse::api &l, const array_base &x) : lib(l) {
-    kiln::detail::cusparse::check(lib.cusparseCreateDnMat(&d, x.shape()[0], x.shape()[1], x.shape()[1], x.data(),
-                                                          data_type(x.dtype()), CUSPARSE_ORDER_ROW),
-                                  "cusparseCreateDnMat");
+    kiln::detail::cusparse::check(
+        lib.cusparseCreateDnMat(
+            &d, x.shape()[0], x.shape()[1], x.shape()[1], x.data(),
+            kiln::detail::cuda::data_type_of(x.dtype()), CUSPARSE_ORDER_ROW),
+        "cusparseCreateDnMat");
   }
   ~dense_matrix() { lib.cusparseDestroyDnMat(d); }
 };
@@ -114,7 +109,7 @@ void gpu_multiply(const compressed &a, const array_base &x, const array_base &y)
   cusparseHandle_t h = cs::handle(lib, dev, s.native_handle());
   gpu_state &st = state_of(a, lib);
   std::lock_guard<std::mutex> lock(st.use);
-  const cudaDataType type = data_type(a.data.dtype());
+  const cudaDataType type = kiln::detail::cuda::data_type_of(a.data.dtype());
   const std::complex<double> one_d(1, 0), zero_d(0, 0);
   const std::complex<float> one_f(1, 0), zero_f(0, 0);
   const bool single = type == CUDA_R_32F || type == CUDA_C_32F;
@@ -186,8 +181,7 @@ template <class V> void host_multiply(const compressed &a, const array_base &x, 
 
 array_base multiply(const compressed &a0, const array_base &x) {
   const compressed a = a0.by_rows ? a0 : reorient(a0);
-  if (!(a.data.device() == x.device()))
-    throw device_error("arrays are on different devices: " + a.data.device().str() + " and " + x.device().str());
+  kiln::detail::check_same_device(a.data.device(), x.device());
   if (x.ndim() != 1 && x.ndim() != 2)
     throw value_error("kiln::sparse: the dense operand of a product must be 1-d or 2-d");
   if (x.shape()[0] != a.cols)

@@ -7,6 +7,7 @@
 // (A = U S V^H with orthonormal U and V, A V = V diag(w), P L U = A, ...),
 // and NumPy's and SciPy's errors. On a GPU (where present) the same checks
 // run through cuSOLVER and cuBLAS.
+#include "expect.hpp"
 #include "gpu.hpp"
 #include "host_arrays.hpp"
 
@@ -523,40 +524,65 @@ TEST(LinalgDecompositions, StridedViewsAndEmptyMatrices) {
 }
 
 TEST(LinalgDecompositions, NumPyAndSciPyErrors) {
-  auto message = [](auto &&f) {
-    try {
-      f();
-    } catch (const kiln::error &e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   const auto vec = make(std::vector<double>{1, 2, 3}, {3});
   const auto rect = make(std::vector<double>(6, 1.0), {2, 3});
-  EXPECT_EQ(message([&] { (void)kiln::linalg::svd(vec); }),
-            "1-dimensional array given. Array must be at least two-dimensional");
-  EXPECT_EQ(message([&] { (void)kiln::linalg::eigh(rect); }), "Last 2 dimensions of the array must be square");
-  EXPECT_EQ(message([&] { (void)kiln::linalg::eigh(make(std::vector<double>{1, 0, 0, 1}, {2, 2}), 'X'); }),
-            "UPLO argument must be 'L' or 'U'");
+  expect_message<kiln::linalg_error>(
+      [&] { (void)kiln::linalg::svd(vec); },
+      "1-dimensional array given. Array must be at least two-dimensional");
+  expect_message<kiln::linalg_error>(
+      [&] { (void)kiln::linalg::eigh(rect); },
+      "Last 2 dimensions of the array must be square");
+  expect_message<kiln::value_error>(
+      [&] {
+        (void)kiln::linalg::eigh(make(std::vector<double>{1, 0, 0, 1}, {2, 2}),
+                                 'X');
+      },
+      "UPLO argument must be 'L' or 'U'");
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_EQ(message([&] { (void)kiln::linalg::eig(make(std::vector<double>{1, nan, 2, 3}, {2, 2})); }),
-            "Array must not contain infs or NaNs");
-  EXPECT_EQ(message([&] { (void)kiln::linalg::cho_factor(make(std::vector<double>{1, 2, 2, 1}, {2, 2})); }),
-            "2-th leading minor of the array is not positive definite");
-  EXPECT_EQ(message([&] {
-              (void)kiln::linalg::solve_triangular(make(std::vector<double>{1, 0, 0, 0}, {2, 2}),
-                                                   make(std::vector<double>{1, 1}, {2}));
-            }),
-            "singular matrix: resolution failed at diagonal 1");
-  EXPECT_EQ(message([&] { (void)kiln::linalg::lstsq(make(std::vector<double>(8, 1.0), {2, 2, 2}), vec); }),
-            "3-dimensional array given. Array must be two-dimensional");
-  EXPECT_EQ(message([&] { (void)kiln::linalg::lstsq(rect, vec); }), "Incompatible dimensions");
-  EXPECT_EQ(message([&] { (void)kiln::linalg::solve_triangular(make(std::vector<double>{1, 0, 0, 1}, {2, 2}), vec); }),
-            "shapes of a (2, 2) and b (3,) are incompatible");
-  EXPECT_EQ(message([&] { (void)kiln::linalg::norm(vec, kiln::linalg::nuc); }), "Invalid norm order 'nuc' for vectors");
-  EXPECT_EQ(message([&] { (void)kiln::linalg::matrix_power(make(std::vector<std::int32_t>{1, 0, 0, 1}, {2, 2}), -1); })
-                .substr(0, 26),
-            "kiln::linalg::matrix_power");
+  expect_message<kiln::linalg_error>(
+      [&] {
+        (void)kiln::linalg::eig(
+            make(std::vector<double>{1, nan, 2, 3}, {2, 2}));
+      },
+      "Array must not contain infs or NaNs");
+  expect_message<kiln::linalg_error>(
+      [&] {
+        (void)kiln::linalg::cho_factor(
+            make(std::vector<double>{1, 2, 2, 1}, {2, 2}));
+      },
+      "2-th leading minor of the array is not positive definite");
+  expect_message<kiln::linalg_error>(
+      [&] {
+        (void)kiln::linalg::solve_triangular(
+            make(std::vector<double>{1, 0, 0, 0}, {2, 2}),
+            make(std::vector<double>{1, 1}, {2}));
+      },
+      "singular matrix: resolution failed at diagonal 1");
+  expect_message<kiln::linalg_error>(
+      [&] {
+        (void)kiln::linalg::lstsq(make(std::vector<double>(8, 1.0), {2, 2, 2}),
+                                  vec);
+      },
+      "3-dimensional array given. Array must be two-dimensional");
+  expect_message<kiln::linalg_error>(
+      [&] { (void)kiln::linalg::lstsq(rect, vec); }, "Incompatible dimensions");
+  expect_message<kiln::value_error>(
+      [&] {
+        (void)kiln::linalg::solve_triangular(
+            make(std::vector<double>{1, 0, 0, 1}, {2, 2}), vec);
+      },
+      "shapes of a (2, 2) and b (3,) are incompatible");
+  expect_message<kiln::value_error>(
+      [&] { (void)kiln::linalg::norm(vec, kiln::linalg::nuc); },
+      "Invalid norm order 'nuc' for vectors");
+  try {
+    (void)kiln::linalg::matrix_power(
+        make(std::vector<std::int32_t>{1, 0, 0, 1}, {2, 2}), -1);
+    ADD_FAILURE() << "no value_error";
+  } catch (const kiln::value_error &e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 26),
+              "kiln::linalg::matrix_power");
+  }
   // A singular matrix: cond is inf (NumPy), matrix_rank counts what is left.
   const auto singular = make(std::vector<double>{1, 0, 0, 0}, {2, 2});
   EXPECT_EQ(kiln::linalg::cond(singular).to_vector()[0], std::numeric_limits<double>::infinity());

@@ -6,6 +6,7 @@
 // and matrices and with sparse matrices, conjugate gradients, SciPy's error
 // messages; every value type; on a GPU (where present) the same through
 // cuSPARSE. Also the CuPy tutorial's cell (rows, cols, vals).tocsr().dot.
+#include "expect.hpp"
 #include "gpu.hpp"
 #include "host_arrays.hpp"
 
@@ -266,41 +267,57 @@ TEST(Sparse, TutorialCellAndErrors) {
   EXPECT_EQ(S.dot(make(std::vector<float>{1, 2, 3})).to_vector(), (std::vector<float>{7, 9, 32}));
   // Shape inferred from the indices.
   EXPECT_EQ(kiln::sparse::coo_matrix<float>(vals, rows, cols).shape(), (kiln::shape{3, 3}));
-  auto message = [](auto &&f) {
-    try {
-      f();
-    } catch (const kiln::error &e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_EQ(message([&] { (void)kiln::sparse::coo_matrix<float>(vals, rows, cols, kiln::shape{2, 3}); }),
-            "row index exceeds matrix dimensions");
-  EXPECT_EQ(message([&] { (void)kiln::sparse::coo_matrix<float>(vals, rows, cols, kiln::shape{3, 2}); }),
-            "column index exceeds matrix dimensions");
-  EXPECT_EQ(message([&] {
-              (void)kiln::sparse::coo_matrix<float>(vals, make(std::vector<index_t>{0, 0, 1, 2, 2, -1}), cols,
-                                                    kiln::shape{3, 3});
-            }),
-            "negative row index found");
-  EXPECT_EQ(message([&] {
-              (void)kiln::sparse::csr_matrix<float>(make(std::vector<float>{1, 2}), make(std::vector<index_t>{0, 1}),
-                                                    make(std::vector<index_t>{0, 1, 2}), kiln::shape{3, 3});
-            }),
-            "index pointer size (3) should be (4)");
-  EXPECT_EQ(message([&] {
-              (void)kiln::sparse::csr_matrix<float>(make(std::vector<float>{1, 2}), make(std::vector<index_t>{0, 5}),
-                                                    make(std::vector<index_t>{0, 1, 2}), kiln::shape{2, 3});
-            }),
-            "column index values must be < 3");
-  EXPECT_EQ(message([&] {
-              (void)kiln::sparse::csr_matrix<float>(make(std::vector<float>{1, 2}), make(std::vector<index_t>{0, 1}),
-                                                    make(std::vector<index_t>{0, 2, 1}), kiln::shape{2, 3});
-            }),
-            "index pointer values must form a non-decreasing sequence");
-  EXPECT_EQ(message([&] { (void)S.dot(make(std::vector<float>{1, 2})); }), "dimension mismatch");
-  EXPECT_EQ(message([&] { (void)(S + kiln::sparse::csr_matrix<float>(make(std::vector<float>(6, 1.0f), {2, 3}))); }),
-            "inconsistent shapes");
+  expect_message<kiln::value_error>(
+      [&] {
+        (void)kiln::sparse::coo_matrix<float>(vals, rows, cols,
+                                              kiln::shape{2, 3});
+      },
+      "row index exceeds matrix dimensions");
+  expect_message<kiln::value_error>(
+      [&] {
+        (void)kiln::sparse::coo_matrix<float>(vals, rows, cols,
+                                              kiln::shape{3, 2});
+      },
+      "column index exceeds matrix dimensions");
+  expect_message<kiln::value_error>(
+      [&] {
+        (void)kiln::sparse::coo_matrix<float>(
+            vals, make(std::vector<index_t>{0, 0, 1, 2, 2, -1}), cols,
+            kiln::shape{3, 3});
+      },
+      "negative row index found");
+  expect_message<kiln::value_error>(
+      [&] {
+        (void)kiln::sparse::csr_matrix<float>(
+            make(std::vector<float>{1, 2}), make(std::vector<index_t>{0, 1}),
+            make(std::vector<index_t>{0, 1, 2}), kiln::shape{3, 3});
+      },
+      "index pointer size (3) should be (4)");
+  expect_message<kiln::value_error>(
+      [&] {
+        (void)kiln::sparse::csr_matrix<float>(
+            make(std::vector<float>{1, 2}), make(std::vector<index_t>{0, 5}),
+            make(std::vector<index_t>{0, 1, 2}), kiln::shape{2, 3});
+      },
+      "column index values must be < 3");
+  expect_message<kiln::value_error>(
+      [&] {
+        (void)kiln::sparse::csr_matrix<float>(
+            make(std::vector<float>{1, 2}), make(std::vector<index_t>{0, 1}),
+            make(std::vector<index_t>{0, 2, 1}), kiln::shape{2, 3});
+      },
+      "index pointer values must form a non-decreasing sequence");
+  expect_message<kiln::value_error>(
+      [&] {
+        (void)S.dot(make(std::vector<float>{1, 2}));
+      },
+      "dimension mismatch");
+  expect_message<kiln::value_error>(
+      [&] {
+        (void)(S + kiln::sparse::csr_matrix<float>(
+                       make(std::vector<float>(6, 1.0f), {2, 3})));
+      },
+      "inconsistent shapes");
   // A CSR given with duplicates and unsorted columns; sum_duplicates.
   auto raw = kiln::sparse::csr_matrix<double>(make(std::vector<double>{1, 2, 3}), make(std::vector<index_t>{2, 0, 2}),
                                               make(std::vector<index_t>{0, 3, 3}), kiln::shape{2, 3});
