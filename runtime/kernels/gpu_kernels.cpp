@@ -33,6 +33,8 @@ struct module_state {
   CUmodule module = nullptr;
   int multiprocessors = 1;
   std::map<std::string, CUfunction> functions;
+  std::map<std::string, int>
+      resident; ///< blocks of a persistent kernel that fit on one SM
 };
 
 std::mutex cache_mutex;
@@ -76,21 +78,22 @@ function_info function_of(const cuda::driver_api &api, int ordinal,
   return {it->second, m.multiprocessors, it->first.c_str()};
 }
 
-/// Launches `name` with one parameter struct: `grid` blocks of
-/// `block_size` threads, or (grid 0) enough grid-stride blocks for `n`.
-void launch_params(int ordinal, const std::string &name, std::int64_t n, void *params, void *stream,
-                   unsigned fixed_grid = 0) {
+/// Launches `name` with one parameter struct: `grid` blocks of `block`
+/// threads, or (grid 0) enough grid-stride blocks for `n`.
+void launch_params(int ordinal, const std::string &name, std::int64_t n,
+                   void *params, void *stream, unsigned fixed_grid = 0,
+                   unsigned block = block_size) {
   if (n <= 0 && fixed_grid == 0)
     return;
   const cuda::driver_api &api = cuda::require_driver();
   function_info fi = function_of(api, ordinal, name);
-  std::int64_t wanted = (n + block_size - 1) / block_size;
+  std::int64_t wanted = (n + block - 1) / block;
   std::int64_t cap =
       static_cast<std::int64_t>(fi.multiprocessors) * blocks_per_sm;
   unsigned grid = fixed_grid ? fixed_grid :
       static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, cap));
   void *args[] = {params};
-  CUresult r = api.cuLaunchKernel(fi.f, grid, 1, 1, block_size, 1, 1, 0,
+  CUresult r = api.cuLaunchKernel(fi.f, grid, 1, 1, block, 1, 1, 0,
                                   static_cast<CUstream>(stream), args, nullptr);
   if (r != CUDA_SUCCESS) {
     try {
@@ -101,6 +104,22 @@ void launch_params(int ordinal, const std::string &name, std::int64_t n, void *p
     }
   }
   cuda::launched(api, ordinal, fi.name, static_cast<CUstream>(stream));
+}
+
+/// How many blocks of `block` threads of the persistent kernel `name` one
+/// launch should have to fill the GPU: as many as are resident at once.
+unsigned persistent_grid(int ordinal, const std::string &name, unsigned block) {
+  const cuda::driver_api &api = cuda::require_driver();
+  function_info fi = function_of(api, ordinal, name);
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  auto [it, inserted] = modules[ordinal].resident.emplace(name, 1);
+  if (inserted) {
+    int n = 1;
+    KILN_CU(api, cuOccupancyMaxActiveBlocksPerMultiprocessor, &n, fi.f,
+            static_cast<int>(block), 0);
+    it->second = std::max(n, 1);
+  }
+  return static_cast<unsigned>(it->second * fi.multiprocessors);
 }
 
 template <class Params>
@@ -252,13 +271,21 @@ void cg_update(int ordinal, dtype t, bool step, const cg_params &p, void *stream
   launch(ordinal, std::string(step ? "kiln_cg_step_" : "kiln_cg_direction_") + type_name(t), copy.n, copy, stream);
 }
 
-void conv2d(int ordinal, dtype t, int k, const conv2d_params &p, std::int64_t tiles_y, void *stream) {
+void conv2d(int ordinal, dtype t, int k, const conv2d_params &p, void *stream) {
   conv2d_params copy = p;
-  const std::int64_t blocks = std::int64_t(p.tiles_x) * tiles_y;
-  if (blocks <= 0)
+  if (p.tiles <= 0)
     return;
-  launch_params(ordinal, std::string("kiln_conv2d_") + type_name(t) + "_" + std::to_string(k), blocks, &copy, stream,
-                static_cast<unsigned>(blocks));
+  const std::string name =
+      std::string("kiln_conv2d_") + type_name(t) + "_" + std::to_string(k);
+  if (k == 0) { // a block a tile
+    launch_params(ordinal, name, p.tiles, &copy, stream,
+                  static_cast<unsigned>(p.tiles));
+    return;
+  }
+  constexpr unsigned square_block = 128; // signal_kernels.cu's sq_warps
+  const auto grid = static_cast<unsigned>(std::min<std::int64_t>(
+      p.tiles, persistent_grid(ordinal, name, square_block)));
+  launch_params(ordinal, name, p.tiles, &copy, stream, grid, square_block);
 }
 
 void multiply(int ordinal, dtype t, const multiply_params &p, void *stream) {

@@ -34,9 +34,9 @@ void matrix_map(int ordinal, dtype t, const matrix_map_params &p, void *stream);
 void scale(int ordinal, dtype t, const scale_params &p, void *stream);
 /// Launches kiln_cg_step_<t> (`step`) or kiln_cg_direction_<t>.
 void cg_update(int ordinal, dtype t, bool step, const cg_params &p, void *stream);
-/// Launches kiln_conv2d_<t>_<k> (k: 3, 5, 7 or 0 for any size) over
-/// p.tiles_x * tiles_y blocks.
-void conv2d(int ordinal, dtype t, int k, const conv2d_params &p, std::int64_t tiles_y, void *stream);
+/// Launches kiln_conv2d_<t>_<k> over p.tiles tiles: k = 0 (any size) a
+/// block a tile; k = 3, 5, 7 as many persistent blocks as are resident.
+void conv2d(int ordinal, dtype t, int k, const conv2d_params &p, void *stream);
 /// Launches kiln_multiply_<t> (complex64 or complex128).
 void multiply(int ordinal, dtype t, const multiply_params &p, void *stream);
 /// Launches kiln_matrix_addresses.

@@ -136,6 +136,10 @@ struct conv2d_params {
   std::int32_t kh, kw, boundary, tiles_x;
   std::int32_t flip, conj; ///< read w reversed (a convolution), conjugated (a correlation)
   double fill_re, fill_im;
+  std::int64_t tiles; ///< tiles_x times the tile rows (the square kernels loop
+                      ///< over them)
+  std::int32_t aligned, out_aligned; ///< in / out is 16-byte aligned with rows
+                                     ///< a whole number of 16-byte vectors
 };
 
 /// out[i] = a[i] * b[i] over `n` contiguous elements (kiln_multiply_<dtype>:

@@ -2,9 +2,10 @@
 //
 // kiln_conv2d (runtime/kernels/cuda/signal_kernels.cu) for 1-d (one row) and
 // 2-d inputs of float and complex dtypes: square 3, 5 and 7 filters in their
-// unrolled kernels, others in the general one while the tile and taps fit
-// its 40 KiB of shared memory. (A 1-d signal is one row of a 64-row tile:
-// correct, not yet fast.)
+// unrolled persistent kernels (tiles of 32 rows by 32 16-byte vectors),
+// others in the general one (32 x 64 tiles) while the tile and taps fit its
+// 40 KiB of shared memory. (A 1-d signal is one row of a tile: correct, not
+// yet fast.)
 //
 //===----------------------------------------------------------------------===//
 #include "direct.hpp"
@@ -15,10 +16,26 @@
 #include "runtime/cuda/driver.hpp"
 #include "runtime/kernels/gpu_kernels.hpp"
 
+#include <cstdint>
+#include <limits>
+
 namespace kiln::signal::detail {
 namespace {
 
-constexpr std::int64_t tile_w = 32, tile_h = 64, general_bytes = 40960;
+constexpr std::int64_t general_w = 32, general_h = 64,
+                       general_bytes = 40960; // kiln_conv2d_<t>_0's tile
+constexpr std::int64_t
+    square_h = 32,
+    vector_bytes = 16; // the square kernels' tile: 32 rows of 32 vectors
+
+bool unrolled(std::int64_t kh, std::int64_t kw) {
+  return kh == kw && (kh == 3 || kh == 5 || kh == 7);
+}
+
+bool aligned(const void *p, std::int64_t row, std::int64_t item) {
+  return reinterpret_cast<std::uintptr_t>(p) % vector_bytes == 0 &&
+         (row * item) % vector_bytes == 0;
+}
 
 struct plane {
   std::int64_t h, w, kh, kw, oh, ow, oy, ox;
@@ -39,9 +56,12 @@ bool fits_gpu(const direct &d) {
       (t != dtype::float32 && t != dtype::float64 && t != dtype::complex64 && t != dtype::complex128))
     return false;
   const plane p = plane_of(d);
-  const std::int64_t bytes = std::int64_t(itemsize(t)) * ((tile_h + p.kh - 1) * (tile_w + p.kw - 1) + p.kh * p.kw);
-  const bool unrolled = p.kh == p.kw && (p.kh == 3 || p.kh == 5 || p.kh == 7); // static shared memory, up to 48 KiB
-  return bytes <= (unrolled ? 49152 : general_bytes);
+  if (unrolled(p.kh, p.kw)) // sized at compile time
+    return true;
+  const std::int64_t bytes =
+      std::int64_t(itemsize(t)) *
+      ((general_h + p.kh - 1) * (general_w + p.kw - 1) + p.kh * p.kw);
+  return bytes <= general_bytes;
 }
 
 array_base run_direct_gpu(const direct &d) {
@@ -66,14 +86,21 @@ array_base run_direct_gpu(const direct &d) {
   k.conj = d.conj && kind_of(d.taps.dtype()) == scalar_kind::complex;
   k.fill_re = d.fill.real();
   k.fill_im = d.fill.imag();
+  const std::int64_t item = std::int64_t(itemsize(d.in.dtype()));
+  const int size = unrolled(p.kh, p.kw) ? int(p.kh) : 0;
+  const std::int64_t tile_w = size ? 32 * (vector_bytes / item) : general_w,
+                     tile_h = size ? square_h : general_h;
   const std::int64_t tiles_x = (p.ow + tile_w - 1) / tile_w, tiles_y = (p.oh + tile_h - 1) / tile_h;
   if (tiles_x * tiles_y > std::numeric_limits<std::int32_t>::max())
     throw value_error("kiln::signal: an output of " + std::to_string(out.size()) + " elements is past one launch");
   k.tiles_x = static_cast<std::int32_t>(tiles_x);
-  const int unrolled = p.kh == p.kw && (p.kh == 3 || p.kh == 5 || p.kh == 7) ? int(p.kh) : 0;
+  k.tiles = tiles_x * tiles_y;
+  k.aligned = aligned(k.in, p.w, item);
+  k.out_aligned = aligned(k.out, p.ow, item);
   kiln::detail::cuda::make_current(d.in.device().index());
-  kiln::detail::kernels::gpu::conv2d(d.in.device().index(), d.in.dtype(), unrolled, k, tiles_y,
-                                     stream::current(d.in.device()).native_handle());
+  kiln::detail::kernels::gpu::conv2d(
+      d.in.device().index(), d.in.dtype(), size, k,
+      stream::current(d.in.device()).native_handle());
   return out;
 }
 

@@ -294,6 +294,61 @@ TEST(SignalGpu, EveryDtypeOnTheGpu) {
   check_fftconvolve<c64>(gpu);
 }
 
+/// The square filters' persistent kernel on images of several tiles: tiles
+/// inside the image (16-byte pieces when rows are aligned, elements when
+/// they are not, as for 523 columns or a view one column in), tiles on the
+/// boundary, every shift of the window (3, 5, 7 and `valid`'s origin).
+template <class T> void check_large_2d(kiln::device dev) {
+  const std::string t =
+      std::string(kiln::name(kiln::dtype_of<T>)) + " on " + dev.str();
+  const long double tol = tolerance<T>();
+  const auto aligned = random_array<T>({150, 520}, 41).to(dev),
+             odd = random_array<T>({97, 523}, 42).to(dev);
+  const kiln::array<T> view =
+      aligned.slice({kiln::all, kiln::range(1, std::nullopt)});
+  std::uint32_t seed = 50;
+  for (std::int64_t ks : {3, 5, 7}) {
+    const auto k = random_array<T>({ks, ks}, seed++);
+    const nd K = to_nd(k);
+    for (const kiln::array<T> *img : {&aligned, &odd, &view}) {
+      const nd I = to_nd(*img);
+      for (sig::mode m : {sig::mode::full, sig::mode::same, sig::mode::valid})
+        for (bc b : {bc::fill, bc::wrap, bc::symm}) {
+          if (m != sig::mode::same && b != bc::fill)
+            continue; // the boundary is exercised by `same`; full and valid
+                      // move the origin
+          const auto bb = b == bc::fill   ? sig::boundary::fill
+                          : b == bc::wrap ? sig::boundary::wrap
+                                          : sig::boundary::symm;
+          const bool corr = b == bc::wrap;
+          const std::complex<double> fill = b == bc::fill ? 0.25 : 0.0;
+          const kiln::array<T> r =
+              corr ? sig::correlate2d(*img, k.to(dev), m, bb, fill)
+                   : sig::convolve2d(*img, k.to(dev), m, bb, fill);
+          EXPECT_LE(error(to_nd(r), reference(I, K, m, corr, true, b,
+                                              cld(fill.real(), 0))),
+                    tol)
+              << t << " " << img->shape()[0] << "x" << img->shape()[1]
+              << " filter " << ks << " mode " << int(m) << " boundary "
+              << int(b);
+        }
+    }
+  }
+}
+
+TEST(SignalGpu, SquareFiltersOnLargeImages) {
+  KILN_REQUIRE_GPU();
+  const kiln::device gpu = kiln::device::cuda(0);
+  check_large_2d<float>(gpu);
+  check_large_2d<double>(gpu);
+  check_large_2d<c64>(gpu);
+  check_large_2d<c128>(gpu);
+}
+
+TEST(Signal, SquareFiltersOnLargeImagesOnTheHost) {
+  check_large_2d<float>(kiln::device::host());
+}
+
 TEST(Signal, Errors) {
   const auto a = random_array<double>({4, 5}, 1), v = random_array<double>({3}, 2), w = random_array<double>({6, 2}, 3);
   expect_message<kiln::value_error>(
