@@ -51,17 +51,22 @@ array_base on(const array_base &r, device dev) {
   return dev.is_host() ? r : to_device(r, dev, stream::current(dev));
 }
 
-/// The LU factors of each matrix of `a` (as its column-major transpose) and
-/// their 1-based row swaps as int64, on the host. A zero pivot (a singular
-/// matrix) is not an error here.
-struct lu_factors {
-  array_base factors, pivots;
+/// The diagonal of U in the LU factorization of each matrix of `a` (of its
+/// column-major transpose: the same diagonal) and the 1-based row swaps as
+/// int64, on the host. Only the diagonals and the swaps cross from a GPU (2n
+/// numbers a matrix, not n^2). A zero pivot (a singular matrix) is not an
+/// error here.
+struct lu_diagonal {
+  array_base diagonal, pivots; ///< (count, n) each
 };
-lu_factors host_lu(const array_base &a, dtype t) {
+lu_diagonal host_lu_diagonal(const array_base &a, dtype t) {
   const stack s = as_transposes(a, t);
   array_base pivots;
   (void)linalg_backend::on(s.where()).getrf(s, pivots);
-  return {on_host(s.data), on_host(copy(pivots, dtype::int64))};
+  const std::int64_t n = s.rows;
+  const array_base diagonal = array_base::from_parts(s.data.storage(), t, s.where(), shape{s.count, n},
+                                                     shape{n * n, n + 1}, s.data.offset());
+  return {on_host(copy(diagonal, t)), on_host(copy(pivots, dtype::int64))};
 }
 
 /// (-1)^(number of row swaps).
@@ -88,16 +93,16 @@ array_base det(const array_base &a) {
   const dtype t = linalg_dtype(a.dtype());
   const std::int64_t n = a.shape().back();
   const shape batch = batch_of(a);
-  const lu_factors lu = host_lu(a, t);
+  const lu_diagonal lu = host_lu_diagonal(a, t);
   array_base out = empty(t, batch, device::host());
   with_type(t, [&]<class R>() {
-    const R *u = static_cast<const R *>(lu.factors.data());
+    const R *u = static_cast<const R *>(lu.diagonal.data());
     const auto *piv = static_cast<const std::int64_t *>(lu.pivots.data());
     R *o = static_cast<R *>(out.data());
-    for (std::int64_t b = 0; b < batch.numel(); ++b, u += n * n) {
+    for (std::int64_t b = 0; b < batch.numel(); ++b, u += n) {
       R d = R(permutation_sign(piv + b * n, n));
       for (std::int64_t i = 0; i < n; ++i)
-        d *= u[i * n + i];
+        d *= u[i];
       o[b] = d;
     }
   });
@@ -109,20 +114,20 @@ std::pair<array_base, array_base> slogdet(const array_base &a) {
   const dtype t = linalg_dtype(a.dtype());
   const std::int64_t n = a.shape().back();
   const shape batch = batch_of(a);
-  const lu_factors lu = host_lu(a, t);
+  const lu_diagonal lu = host_lu_diagonal(a, t);
   array_base sign = empty(t, batch, device::host());
   array_base logabs = empty(real_type(t), batch, device::host());
   with_type(t, [&]<class R>() {
     using V = real_of<R>;
-    const R *u = static_cast<const R *>(lu.factors.data());
+    const R *u = static_cast<const R *>(lu.diagonal.data());
     const auto *piv = static_cast<const std::int64_t *>(lu.pivots.data());
     R *s = static_cast<R *>(sign.data());
     V *l = static_cast<V *>(logabs.data());
-    for (std::int64_t b = 0; b < batch.numel(); ++b, u += n * n) {
+    for (std::int64_t b = 0; b < batch.numel(); ++b, u += n) {
       R phase = R(permutation_sign(piv + b * n, n));
       V sum = 0;
       for (std::int64_t i = 0; i < n; ++i) {
-        const R d = u[i * n + i];
+        const R d = u[i];
         const V magnitude = std::abs(d);
         if (magnitude == V(0)) {
           phase = R(0);

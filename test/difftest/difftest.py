@@ -669,8 +669,9 @@ def make_program(rng, depth):
 
 try:
     import scipy.signal as scipy_signal
-except ImportError:  # test-only: scripts/setup.sh installs it; without it, no signal programs
-    scipy_signal = None
+    import scipy.linalg as scipy_linalg
+except ImportError:  # test-only: scripts/setup.sh installs it; without it, no signal or SciPy linalg programs
+    scipy_signal = scipy_linalg = None
 
 FLOATS = ["float32", "float64", "complex64", "complex128"]
 
@@ -692,9 +693,10 @@ def library_program(rng):
 
     r = rng
     kind = r.choice(["fft", "fft", "fftn", "real", "shift", "svd", "eigh", "norm", "power", "sparse"] +
-                    (["conv", "conv2d"] if scipy_signal is not None else []))
+                    ["det", "slogdet", "inv", "solve", "qr", "svdvec", "eighvec", "eigvec", "lstsq", "pinv", "cholesky"] +
+                    (["conv", "conv2d", "lu"] if scipy_signal is not None else []))
     dt = r.choice(FLOATS)
-    args, fmt = [], None
+    args, fmt, well_conditioned = [], None, False
     if kind == "fft":
         shape = [r.choice([1, 3, 8, 17, 60]) for _ in range(r.choice([1, 2]))]
         axis = r.choice([-1, 0]) if len(shape) > 1 else -1
@@ -739,6 +741,88 @@ def library_program(rng):
         inp = make_input(r.choice(FLOATS), shape)
         fmt = "kiln::linalg::eigvalsh({0}, '%s')" % uplo
         np_call = lambda x: np.linalg.eigvalsh(x, UPLO=uplo)
+    elif kind in ("det", "slogdet", "inv"):
+        n = r.choice([1, 2, 4, 7])
+        shape = [r.choice([1, 3])] * r.choice([0, 1]) + [n, n]
+        inp = make_input(r.choice(FLOATS + ["int32"]), shape, r.choice([None, "T"]))
+        well_conditioned = True
+        if kind == "det":
+            fmt = "kiln::linalg::det({0})"
+            np_call = np.linalg.det
+        elif kind == "slogdet":  # the logarithm of |det|: its sign is compared through det
+            fmt = "kiln::linalg::slogdet({0}).logabsdet"
+            np_call = lambda x: np.linalg.slogdet(x).logabsdet
+        else:
+            fmt = "kiln::linalg::inv({0})"
+            np_call = np.linalg.inv
+    elif kind == "solve":
+        n = r.choice([1, 3, 6])
+        inp = make_input(r.choice(FLOATS + ["int32"]), [n, n], r.choice([None, "T"]))
+        args = [make_input(r.choice(FLOATS), r.choice([[n], [n, r.choice([1, 2])]]))]
+        fmt = "kiln::linalg::solve({0}, {1})"
+        np_call = lambda a, b: np.linalg.solve(a, b)
+    # The decompositions are not unique (the signs of singular vectors, the
+    # phases of eigenvectors), so these compare what is: the matrix rebuilt
+    # from the factors, an eigenpair's residual A v - v w, or a factor that
+    # is unique (Cholesky's L, lstsq's x and pinv of a full-rank matrix).
+    elif kind == "qr":
+        shape = [r.choice([1, 2])] * r.choice([0, 1]) + [r.choice([1, 3, 6]), r.choice([1, 4, 6])]
+        inp = make_input(r.choice(FLOATS + ["int32"]), shape, r.choice([None, "T"]))
+        fmt = "[&] {{ const auto d = kiln::linalg::qr({0}); return kiln::matmul(d.Q, d.R); }}()"
+        np_call = lambda x: np.matmul(*np.linalg.qr(x))
+    elif kind == "svdvec":
+        shape = [r.choice([1, 2])] * r.choice([0, 1]) + [r.choice([1, 3, 6]), r.choice([1, 4, 6])]
+        inp = make_input(r.choice(FLOATS), shape, r.choice([None, "T"]))
+        fmt = ("[&] {{ const auto d = kiln::linalg::svd({0}, false); "
+               "return kiln::matmul(d.U * kiln::expand_dims(d.S, -2), d.Vh); }}()")
+
+        def np_call(x):
+            u, sv, vh = np.linalg.svd(x, full_matrices=False)
+            return (u * sv[..., None, :].astype(u.dtype)) @ vh
+    elif kind == "eighvec":
+        n = r.choice([1, 3, 5])
+        uplo = r.choice(["L", "U"])
+        inp = make_input(r.choice(FLOATS), [n, n])
+        fmt = ("[&] {{ const auto d = kiln::linalg::eigh({0}, '%s'); return kiln::matmul(d.eigenvectors * "
+               "kiln::expand_dims(d.eigenvalues, -2), kiln::conj(d.eigenvectors.T())); }}()" % uplo)
+
+        def np_call(x):
+            w, v = np.linalg.eigh(x, UPLO=uplo)
+            return (v * w[None, :].astype(v.dtype)) @ v.conj().T
+    elif kind == "eigvec":
+        n = r.choice([1, 3, 5])
+        inp = make_input(r.choice(FLOATS), [n, n], r.choice([None, "T"]))
+        fmt = ("[&] {{ const auto d = kiln::linalg::eig({0}); return kiln::matmul({0}, d.eigenvectors) - "
+               "d.eigenvectors * kiln::expand_dims(d.eigenvalues, -2); }}()")
+
+        def np_call(x):  # Kiln's eig is always complex (docs/operations.md); NumPy's is real when w is
+            w, v = np.linalg.eig(x)
+            return (x @ v - v * w[None, :]).astype(np.result_type(x.dtype, np.complex64))
+    elif kind in ("lstsq", "pinv"):
+        m, n = r.choice([3, 6]), r.choice([1, 2, 3])
+        inp = make_input(r.choice(FLOATS), [m, n], r.choice([None, "T"]))
+        well_conditioned = True
+        if kind == "lstsq":
+            args = [make_input(inp[1], r.choice([[m], [m, 2]]))]
+            fmt = "kiln::linalg::lstsq({0}, {1}).x"
+            np_call = lambda a, b: np.linalg.lstsq(a, b)[0]
+        else:
+            fmt = "kiln::linalg::pinv({0})"
+            np_call = np.linalg.pinv
+    elif kind == "cholesky":  # of a x a^H, Hermitian positive definite when a has full rank
+        n = r.choice([1, 2, 4])
+        inp = make_input(r.choice(FLOATS), [n, n])
+        well_conditioned = True
+        fmt = "kiln::linalg::cholesky(kiln::matmul({0}, kiln::conj({0}.T())))"
+        np_call = lambda x: np.linalg.cholesky(x @ x.conj().T)
+    elif kind == "lu":
+        shape = [r.choice([1, 3, 5]), r.choice([1, 3, 5])]
+        inp = make_input(r.choice(FLOATS), shape, r.choice([None, "T"]))
+        fmt = ("[&] {{ const auto d = kiln::linalg::lu({0}); return kiln::matmul(d.P, kiln::matmul(d.L, d.U)); }}()")
+
+        def np_call(x):
+            pm, lo, up = scipy_linalg.lu(x)
+            return pm @ (lo @ up)
     elif kind == "norm":
         shape = [r.choice([2, 4, 5]), r.choice([2, 3, 5])]
         ordv = r.choice([2, -2, "nuc"])
@@ -783,6 +867,10 @@ def library_program(rng):
     bases, env = {}, {}
     for name_, dt_, shape_, view_ in g.inputs:
         bases[name_], env[name_] = inputs_for(rng.randrange(1 << 30), dt_, shape_, view_, finite=True)
+    if well_conditioned:  # answers whose rounding grows with the condition number: keep it small
+        with np.errstate(all="ignore"):
+            if np.max(np.linalg.cond(env[inp[0]].astype(np.complex128))) > 100:
+                return None
     try:
         with np.errstate(all="ignore"):
             want = np.asarray(np_call(*[env[o[0]] for o in ops]))
@@ -798,6 +886,8 @@ def library_program(rng):
                           np.abs(env[ops[1][0]]).astype(np.float64).max()) + 1.0
     if kind == "power":
         magnitude = float(np.abs(env[ops[0][0]]).astype(np.float64).sum() + 1.0) ** max(p, 1)
+    if kind in ("inv", "lstsq", "pinv", "qr", "svdvec", "eighvec", "eigvec", "cholesky", "lu"):
+        magnitude = magnitude ** 2  # products of the factors, and a condition number up to 100
     g.result, g.tol = want.dtype.name, 64 * eps_of(want.dtype.name) * magnitude
     g.stable, g.nan_choice = None, False
     return g, e, bases, env, want
