@@ -63,3 +63,12 @@ def run_cg():
 
 print(json.dumps(dict(suite="gpu_sparse", name="cg f32 1M tridiagonal, 100 iterations", impl="cupy",
                       ms=round(bench(run_cg, 5, 1), 3))), flush=True)
+g_rows, g_per = 1 << 20, 8
+gi = np.sort(rng.integers(0, g_rows, size=(g_rows, g_per), dtype=np.int32), axis=1).ravel()
+gp = (np.arange(g_rows + 1, dtype=np.int64) * g_per).astype(np.int32)
+gv = rng.uniform(-1, 1, g_rows * g_per).astype(np.float32)
+s = sp.csr_matrix((cp.asarray(gv), cp.asarray(gi), cp.asarray(gp)), shape=(g_rows, g_rows))
+s.sum_duplicates()
+prod = s @ s
+print(json.dumps(dict(suite="gpu_sparse", name="spgemm f32 1M rows 8 nnz/row squared", impl="cupy",
+                      ms=round(bench(lambda: s @ s, 5, 1), 3), nnz=int(prod.nnz))), flush=True)

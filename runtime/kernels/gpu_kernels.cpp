@@ -271,6 +271,13 @@ void cg_update(int ordinal, dtype t, bool step, const cg_params &p, void *stream
   launch(ordinal, std::string(step ? "kiln_cg_step_" : "kiln_cg_direction_") + type_name(t), copy.n, copy, stream);
 }
 
+void count_zeros(int ordinal, dtype t, const count_zeros_params &p,
+                 void *stream) {
+  count_zeros_params copy = p;
+  launch(ordinal, std::string("kiln_count_zeros_") + type_name(t), copy.n, copy,
+         stream);
+}
+
 void conv2d(int ordinal, dtype t, int k, const conv2d_params &p, void *stream) {
   conv2d_params copy = p;
   if (p.tiles <= 0)

@@ -34,6 +34,9 @@ void matrix_map(int ordinal, dtype t, const matrix_map_params &p, void *stream);
 void scale(int ordinal, dtype t, const scale_params &p, void *stream);
 /// Launches kiln_cg_step_<t> (`step`) or kiln_cg_direction_<t>.
 void cg_update(int ordinal, dtype t, bool step, const cg_params &p, void *stream);
+/// Launches kiln_count_zeros_<t> for a float or complex dtype `t`.
+void count_zeros(int ordinal, dtype t, const count_zeros_params &p,
+                 void *stream);
 /// Launches kiln_conv2d_<t>_<k> over p.tiles tiles: k = 0 (any size) a
 /// block a tile; k = 3, 5, 7 as many persistent blocks as are resident.
 void conv2d(int ordinal, dtype t, int k, const conv2d_params &p, void *stream);

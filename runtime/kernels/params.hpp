@@ -123,6 +123,15 @@ struct cg_params {
   double alpha, beta;
 };
 
+/// *count += the number of zeros among x's n contiguous elements
+/// (kiln_count_zeros_<dtype>; count is an unsigned long long on the GPU,
+/// zeroed first).
+struct count_zeros_params {
+  const void *x;
+  void *count;
+  std::int64_t n;
+};
+
 /// A direct 2-d correlation (kiln_conv2d_<dtype>_<k>, runtime/signal/):
 /// out[i, j] = sum over (p, q) of in_b[i + oy + p, j + ox + q] * w'[p, q]
 /// (w' is w, reversed when `flip`, conjugated when `conj`), for

@@ -4,8 +4,9 @@
 // a GPU cuSPARSE's generic SpMV / SpMM, whose descriptor and preprocessed
 // buffer are kept on the matrix (compressed::state), so a matrix's later
 // products skip that work; on the host a loop over rows spread over the
-// host backend's threads. The product of two sparse matrices (Gustavson's
-// row by row) runs on the host for both devices (docs/operations.md).
+// host backend's threads. The product of two sparse matrices: cuSPARSE's
+// SpGEMM on a GPU, Gustavson's row by row on the host; either drops the
+// exact zeros that cancellation leaves, as SciPy's csr_matmat does.
 //
 //===----------------------------------------------------------------------===//
 #include "cusparse.hpp"
@@ -17,10 +18,14 @@
 #include "runtime/array/array_internal.hpp"
 #include "runtime/cuda/driver.hpp"
 #include "runtime/cuda/toolkit_library.hpp"
+#include "runtime/kernels/gpu_kernels.hpp"
+#include "runtime/kernels/params.hpp"
 #include "runtime/parallel/thread_pool.hpp"
 
 #include <complex>
+#include <limits>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace kiln::sparse::detail {
@@ -150,6 +155,119 @@ void gpu_multiply(const compressed &a, const array_base &x, const array_base &y)
             "cusparseSpMM");
 }
 
+/// The zeros among the values of `data` (on a GPU): kiln_count_zeros, then
+/// one 8-byte read.
+std::int64_t zeros_on_gpu(const array_base &data) {
+  const device dev = data.device();
+  const stream s = stream::current(dev);
+  const array_base count = empty(dtype::int64, shape{}, dev);
+  const std::int64_t zero = 0;
+  kiln::detail::fill(count, &zero, s);
+  kiln::detail::kernels::count_zeros_params p{data.data(), count.data(),
+                                              data.size()};
+  kiln::detail::kernels::gpu::count_zeros(dev.index(), data.dtype(), p,
+                                          s.native_handle());
+  std::int64_t zeros = 0;
+  kiln::detail::item(count, &zeros);
+  return zeros;
+}
+
+/// A cuSPARSE CSR descriptor of one call (SpGEMM's operands and result).
+struct csr_descriptor {
+  const kiln::detail::cusparse::api &lib;
+  cusparseSpMatDescr_t d = nullptr;
+  csr_descriptor(const kiln::detail::cusparse::api &l, std::int64_t rows,
+                 std::int64_t cols, const compressed *m, dtype t)
+      : lib(l) {
+    kiln::detail::cusparse::check(
+        lib.cusparseCreateCsr(&d, rows, cols, m ? m->data.size() : 0,
+                              m ? m->indptr.data() : nullptr,
+                              m ? m->indices.data() : nullptr,
+                              m ? m->data.data() : nullptr, CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                              kiln::detail::cuda::data_type_of(t)),
+        "cusparseCreateCsr");
+  }
+  ~csr_descriptor() { lib.cusparseDestroySpMat(d); }
+};
+
+/// a b of two canonical CSR matrices on a GPU with cuSPARSE's SpGEMM
+/// (CUSPARSE_SPGEMM_DEFAULT): work estimation, compute, then the product
+/// copied into arrays from Kiln's pool once its size is known. The result's
+/// rows come out sorted and without duplicates (checked by the unit tests).
+compressed gpu_spgemm(const compressed &a, const compressed &b) {
+  namespace cs = kiln::detail::cusparse;
+  const device dev = a.data.device();
+  const dtype t = a.data.dtype();
+  kiln::detail::cuda::make_current(dev.index());
+  const cs::api &lib = cs::require();
+  cusparseHandle_t h =
+      cs::handle(lib, dev, stream::current(dev).native_handle());
+  const cudaDataType type = kiln::detail::cuda::data_type_of(t);
+  const std::complex<double> one_d(1, 0), zero_d(0, 0);
+  const std::complex<float> one_f(1, 0), zero_f(0, 0);
+  const bool single = type == CUDA_R_32F || type == CUDA_C_32F;
+  const void *one = single ? static_cast<const void *>(&one_f)
+                           : static_cast<const void *>(&one_d);
+  const void *zero = single ? static_cast<const void *>(&zero_f)
+                            : static_cast<const void *>(&zero_d);
+  const csr_descriptor da(lib, a.rows, a.cols, &a, t),
+      db(lib, b.rows, b.cols, &b, t), dc(lib, a.rows, b.cols, nullptr, t);
+  struct spgemm_descriptor {
+    const cs::api &lib;
+    cusparseSpGEMMDescr_t d = nullptr;
+    explicit spgemm_descriptor(const cs::api &l) : lib(l) {
+      cs::check(lib.cusparseSpGEMM_createDescr(&d),
+                "cusparseSpGEMM_createDescr");
+    }
+    ~spgemm_descriptor() { lib.cusparseSpGEMM_destroyDescr(d); }
+  } g(lib);
+  const cusparseOperation_t n = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_DEFAULT;
+  auto buffer = [&](std::size_t bytes) {
+    return empty(dtype::uint8,
+                 shape{std::int64_t(std::max<std::size_t>(bytes, 1))}, dev);
+  };
+  std::size_t bytes1 = 0, bytes2 = 0;
+  cs::check(lib.cusparseSpGEMM_workEstimation(h, n, n, one, da.d, db.d, zero,
+                                              dc.d, type, alg, g.d, &bytes1,
+                                              nullptr),
+            "cusparseSpGEMM_workEstimation");
+  const array_base work1 = buffer(bytes1);
+  cs::check(lib.cusparseSpGEMM_workEstimation(h, n, n, one, da.d, db.d, zero,
+                                              dc.d, type, alg, g.d, &bytes1,
+                                              work1.data()),
+            "cusparseSpGEMM_workEstimation");
+  cs::check(lib.cusparseSpGEMM_compute(h, n, n, one, da.d, db.d, zero, dc.d,
+                                       type, alg, g.d, &bytes2, nullptr),
+            "cusparseSpGEMM_compute");
+  const array_base work2 = buffer(bytes2);
+  cs::check(lib.cusparseSpGEMM_compute(h, n, n, one, da.d, db.d, zero, dc.d,
+                                       type, alg, g.d, &bytes2, work2.data()),
+            "cusparseSpGEMM_compute");
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  cs::check(lib.cusparseSpMatGetSize(dc.d, &rows, &cols, &nnz),
+            "cusparseSpMatGetSize");
+  if (nnz > std::numeric_limits<index_t>::max())
+    throw value_error("kiln::sparse: a product of " + std::to_string(nnz) +
+                      " non-zeros is past int32 indices");
+  compressed out;
+  out.rows = a.rows;
+  out.cols = b.cols;
+  out.by_rows = true;
+  out.canonical = true;
+  out.indptr = empty(dtype::int32, shape{a.rows + 1}, dev);
+  out.indices = empty(dtype::int32, shape{nnz}, dev);
+  out.data = empty(t, shape{nnz}, dev);
+  cs::check(lib.cusparseCsrSetPointers(dc.d, out.indptr.data(),
+                                       out.indices.data(), out.data.data()),
+            "cusparseCsrSetPointers");
+  cs::check(lib.cusparseSpGEMM_copy(h, n, n, one, da.d, db.d, zero, dc.d, type,
+                                    alg, g.d),
+            "cusparseSpGEMM_copy");
+  return out;
+}
+
 template <class V> void host_multiply(const compressed &a, const array_base &x, const array_base &y) {
   const index_t *ptr = static_cast<const index_t *>(a.indptr.data()), *idx = static_cast<const index_t *>(a.indices.data());
   const V *val = static_cast<const V *>(a.data.data()), *xv = static_cast<const V *>(x.data());
@@ -211,13 +329,22 @@ compressed multiply(const compressed &a, const compressed &b) {
   if (!(a.data.device() == b.data.device()))
     throw device_error("sparse matrices on different devices: " + a.data.device().str() + " and " +
                        b.data.device().str());
+  const device dev = a.data.device();
+  const compressed x = a.by_rows ? a : reorient(a),
+                   y = b.by_rows ? b : reorient(b);
+  if (!dev.is_host() && x.data.size() > 0 && y.data.size() > 0) {
+    compressed out = gpu_spgemm(x.canonical ? x : canonical(x),
+                                y.canonical ? y : canonical(y));
+    // SciPy keeps no zero a cancellation leaves: one count read back, and
+    // only a product that has such zeros goes through eliminate_zeros.
+    return zeros_on_gpu(out.data) == 0 ? out : without_zeros(out);
+  }
   compressed out;
   out.rows = a.rows;
   out.cols = b.cols;
   out.by_rows = true;
   with_value(a.data.dtype(), [&]<class V>() {
-    const host_matrix<V> x = host_matrix<V>::of(a.by_rows ? a : reorient(a)),
-                         y = host_matrix<V>::of(b.by_rows ? b : reorient(b));
+    const host_matrix<V> hx = host_matrix<V>::of(x), hy = host_matrix<V>::of(y);
     // Gustavson: row i of the product accumulates rows of y.
     host_matrix<V> c;
     c.major = a.rows;
@@ -227,25 +354,26 @@ compressed multiply(const compressed &a, const compressed &b) {
     std::vector<index_t> touched;
     for (std::int64_t i = 0; i < a.rows; ++i) {
       touched.clear();
-      for (index_t p = x.ptr[i]; p < x.ptr[i + 1]; ++p)
-        for (index_t q = y.ptr[x.idx[p]]; q < y.ptr[x.idx[p] + 1]; ++q) {
-          const index_t j = y.idx[q];
+      for (index_t p = hx.ptr[i]; p < hx.ptr[i + 1]; ++p)
+        for (index_t q = hy.ptr[hx.idx[p]]; q < hy.ptr[hx.idx[p] + 1]; ++q) {
+          const index_t j = hy.idx[q];
           if (mark[j] != i) {
             mark[j] = i;
             acc[j] = V(0);
             touched.push_back(j);
           }
-          acc[j] += x.val[p] * y.val[q];
+          acc[j] += hx.val[p] * hy.val[q];
         }
       std::sort(touched.begin(), touched.end());
-      for (index_t j : touched) {
-        c.idx.push_back(j);
-        c.val.push_back(acc[j]);
-      }
+      for (index_t j : touched)
+        if (acc[j] != V(0)) { // as SciPy's csr_matmat
+          c.idx.push_back(j);
+          c.val.push_back(acc[j]);
+        }
       c.ptr.push_back(index_t(c.idx.size()));
     }
     c.sorted = true;
-    c.store(out, a.data.device());
+    c.store(out, dev);
   });
   return out;
 }

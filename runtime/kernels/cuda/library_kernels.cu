@@ -9,7 +9,8 @@
 // cuBLAS's batched routines; and kiln_scale_<dtype>, a scale (and conjugate)
 // in place, the FFTs' normalization (runtime/fft/); and kiln_cg_step_<dtype>
 // and kiln_cg_direction_<dtype>, conjugate gradients' fused vector updates
-// (runtime/sparse/cg.cpp).
+// (runtime/sparse/cg.cpp); kiln_count_zeros_<dtype>, the zeros a sparse
+// product's values hold (runtime/sparse/products.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/kernels/element.hpp"
@@ -133,4 +134,38 @@ extern "C" __global__ void kiln_cg_direction_complex64(cg_params p) {
 }
 extern "C" __global__ void kiln_cg_direction_complex128(cg_params p) {
   library_kernels::cg_direction<complex128_t, double>(p);
+}
+
+namespace library_kernels {
+/// *count += the elements of x equal to zero: a warp's votes summed, one
+/// atomic add a warp.
+template <class T> __device__ void count_zeros(const count_zeros_params &c) {
+  const T *x = static_cast<const T *>(c.x);
+  unsigned long long zeros = 0;
+  for (std::int64_t i =
+           static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < c.n; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    if constexpr (is_cplx<T>::value)
+      zeros += x[i].re == 0 && x[i].im == 0;
+    else
+      zeros += x[i] == T(0);
+  }
+  for (int offset = 16; offset > 0; offset /= 2)
+    zeros += __shfl_down_sync(0xffffffffu, zeros, offset);
+  if (threadIdx.x % 32 == 0 && zeros)
+    atomicAdd(static_cast<unsigned long long *>(c.count), zeros);
+}
+} // namespace library_kernels
+
+extern "C" __global__ void kiln_count_zeros_float32(count_zeros_params p) {
+  library_kernels::count_zeros<float>(p);
+}
+extern "C" __global__ void kiln_count_zeros_float64(count_zeros_params p) {
+  library_kernels::count_zeros<double>(p);
+}
+extern "C" __global__ void kiln_count_zeros_complex64(count_zeros_params p) {
+  library_kernels::count_zeros<complex64_t>(p);
+}
+extern "C" __global__ void kiln_count_zeros_complex128(count_zeros_params p) {
+  library_kernels::count_zeros<complex128_t>(p);
 }

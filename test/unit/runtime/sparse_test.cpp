@@ -164,6 +164,32 @@ template <class T> void check_sparse(kiln::device dev) {
       for (std::int64_t k = 0; k < m; ++k)
         G[i * n + j] += D[k * n + i] * D[k * n + j];
   EXPECT_LT(max_diff(dense_of(gram.toarray()), G), tol * 100) << t << " SpGEMM";
+  EXPECT_EQ(gram.device(), dev) << t;
+  EXPECT_TRUE(gram.has_canonical_format()) << t;
+  {
+    const auto gp = gram.indptr().to_vector(), gi = gram.indices().to_vector();
+    ASSERT_EQ(std::int64_t(gp.size()), n + 1) << t;
+    for (std::int64_t i = 0; i < n; ++i)
+      for (index_t p = gp[i] + 1; p < gp[i + 1]; ++p)
+        ASSERT_LT(gi[p - 1], gi[p])
+            << t << " SpGEMM: sorted columns, no duplicates";
+  }
+  // Cancellation leaves no stored zero, as in SciPy: [[1, 1], [1, 2]] x
+  // [[1, 0], [-1, 1]] = [[0, 1], [-1, 2]] has 3 non-zeros.
+  const kiln::sparse::csr_matrix<T> p1(
+      make(std::vector<T>{T(1), T(1), T(1), T(2)}, {2, 2}).to(dev)),
+      p2(make(std::vector<T>{T(1), T(0), T(-1), T(1)}, {2, 2}).to(dev));
+  const auto cancelled = p1.dot(p2);
+  EXPECT_EQ(cancelled.nnz(), 3) << t << " SpGEMM drops exact zeros";
+  EXPECT_LT(max_diff(dense_of(cancelled.toarray()),
+                     {cld(0), cld(1), cld(-1), cld(2)}),
+            tol)
+      << t;
+  EXPECT_EQ(p1.dot(kiln::sparse::csr_matrix<T>(
+                       make(std::vector<T>{T(1), T(-1)}, {2, 1}).to(dev)))
+                .nnz(),
+            1)
+      << t;
   // diagonal and sums.
   std::vector<cld> diag(std::min(m, n)), cols(n, cld(0)), rows(m, cld(0));
   cld total = 0;
