@@ -51,3 +51,14 @@ for dtype, name in ((np.float32, "float32"), (np.float64, "float64")):
     timed(f"solve {name} 1024", lambda: np.linalg.solve(a, b))
 stack = rng.random((1000, 32, 32)) + np.eye(32) * 32
 timed("det float64 1000x32x32", lambda: np.linalg.det(stack))
+a = rng.random((512, 512))
+spd = rng.random((512, 512)) + np.eye(512) * 512
+gram = spd @ spd.T
+timed("svd float64 512", lambda: np.linalg.svd(a))
+timed("svdvals float64 512", lambda: np.linalg.svd(a, compute_uv=False))
+timed("eigh float64 512", lambda: np.linalg.eigh(a))
+timed("qr float64 512", lambda: np.linalg.qr(a))
+timed("inv float64 512", lambda: np.linalg.inv(a))
+timed("cholesky float64 512", lambda: np.linalg.cholesky(gram))
+small = rng.random((1000, 16, 16))
+timed("svd float64 1000x16x16", lambda: np.linalg.svd(small))
