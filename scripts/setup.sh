@@ -31,16 +31,17 @@ if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   echo "setup: install it from NVIDIA's packages; no GPU is needed to build Kiln." >&2
   exit 1
 fi
-# NumPy 2 (from PyPI: Debian's is 1.24, before NEP 50's promotion rules) is
-# the oracle of the differential test (test/difftest); test-only.
-if ! python3 -c 'import sys, numpy; sys.exit(int(numpy.__version__.split(".")[0]) < 2)' 2>/dev/null; then
+# NumPy >= 2.3 (from PyPI: Debian's is 1.24, before NEP 50's promotion rules)
+# is the oracle of the differential test (test/difftest) and of printing
+# (test/printing: 2.3's repr and float formats); test-only.
+if ! python3 -c 'import sys, numpy; sys.exit(tuple(map(int, numpy.__version__.split(".")[:2])) < (2, 3))' 2>/dev/null; then
   python3 -m pip --version >/dev/null 2>&1 || {
     $SUDO apt-get update -q
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends python3-pip
   }
-  echo "setup: installing NumPy 2 from PyPI (for test/difftest)"
-  $SUDO python3 -m pip install -q --break-system-packages 'numpy>=2.1' ||
-    echo "setup: warning: NumPy 2 not installed; the difftest will skip" >&2
+  echo "setup: installing NumPy >= 2.3 from PyPI (for test/difftest and test/printing)"
+  $SUDO python3 -m pip install -q --break-system-packages 'numpy>=2.3' ||
+    echo "setup: warning: NumPy >= 2.3 not installed; the difftest and printing tests will skip" >&2
 fi
 # SciPy (PyPI, test-only) is the difftest's oracle for kiln::signal.
 if ! python3 -c 'import scipy.signal' 2>/dev/null; then
