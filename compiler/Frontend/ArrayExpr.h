@@ -41,6 +41,12 @@ enum class OpKind {
   Exp, Log, Log2, Log10, Sqrt, Sin, Cos, Tan, Tanh, Abs, Sign, Floor, Ceil, Round,
   Pow, Maximum, Minimum, Where, Clip, IsNan, IsInf,
   Real, Imag, Conj, Arg,
+  // Issue 27's ufuncs: unary
+  ArcSin, ArcCos, ArcTan, Sinh, Cosh, ArcSinh, ArcCosh, ArcTanh, Exp2, Expm1, Log1p, Cbrt, Deg2Rad, Rad2Deg,
+  Rint, Trunc, Square, Positive, IsFinite, SignBit, Invert,
+  // binary
+  ArcTan2, Hypot, CopySign, LogAddExp, LogAddExp2, FMax, FMin, BitAnd, BitOr, BitXor, LeftShift, RightShift,
+  LogicalXor,
   IsClose, ///< isclose(a, b, rtol, atol, equal_nan)
   Cast,    ///< astype<U>()
   Lambda,  ///< kiln::elementwise(f, args...): a call of the element function of f

@@ -58,6 +58,11 @@ const char *binaryOperator(OpKind k) {
   case OpKind::Gt: return ">";
   case OpKind::Ge: return ">=";
   case OpKind::And: return "&&";
+  case OpKind::BitAnd: return "&";
+  case OpKind::BitOr: return "|";
+  case OpKind::BitXor: return "^";
+  case OpKind::LeftShift: return "<<";
+  case OpKind::RightShift: return ">>";
   case OpKind::Or: return "||";
   default: return nullptr;
   }
@@ -99,6 +104,8 @@ public:
       return "(-" + arg(0) + ")";
     case OpKind::Not:
       return "(!" + arg(0) + ")";
+    case OpKind::Invert:
+      return "(~" + arg(0) + ")";
     case OpKind::Cast:
       return "(" + arg(0) + ").template astype<" + cxxSpelling(n.type) + ">()";
     case OpKind::Lambda: {

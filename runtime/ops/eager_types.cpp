@@ -96,6 +96,74 @@ const char *op_name(op o) noexcept {
     return "where";
   case op::clip:
     return "clip";
+  case op::arcsin:
+    return "arcsin";
+  case op::arccos:
+    return "arccos";
+  case op::arctan:
+    return "arctan";
+  case op::sinh:
+    return "sinh";
+  case op::cosh:
+    return "cosh";
+  case op::arcsinh:
+    return "arcsinh";
+  case op::arccosh:
+    return "arccosh";
+  case op::arctanh:
+    return "arctanh";
+  case op::exp2:
+    return "exp2";
+  case op::expm1:
+    return "expm1";
+  case op::log1p:
+    return "log1p";
+  case op::cbrt:
+    return "cbrt";
+  case op::deg2rad:
+    return "deg2rad";
+  case op::rad2deg:
+    return "rad2deg";
+  case op::rint:
+    return "rint";
+  case op::trunc:
+    return "trunc";
+  case op::square:
+    return "square";
+  case op::positive:
+    return "positive";
+  case op::isfinite:
+    return "isfinite";
+  case op::signbit:
+    return "signbit";
+  case op::invert:
+    return "invert";
+  case op::arctan2:
+    return "arctan2";
+  case op::hypot:
+    return "hypot";
+  case op::copysign:
+    return "copysign";
+  case op::logaddexp:
+    return "logaddexp";
+  case op::logaddexp2:
+    return "logaddexp2";
+  case op::fmax:
+    return "fmax";
+  case op::fmin:
+    return "fmin";
+  case op::bitwise_and:
+    return "bitwise_and";
+  case op::bitwise_or:
+    return "bitwise_or";
+  case op::bitwise_xor:
+    return "bitwise_xor";
+  case op::left_shift:
+    return "left_shift";
+  case op::right_shift:
+    return "right_shift";
+  case op::logical_xor:
+    return "logical_xor";
   }
   return "unknown";
 }
@@ -127,6 +195,27 @@ int op_arity(op o) noexcept {
   case op::arg:
   case op::isnan:
   case op::isinf:
+  case op::arcsin:
+  case op::arccos:
+  case op::arctan:
+  case op::sinh:
+  case op::cosh:
+  case op::arcsinh:
+  case op::arccosh:
+  case op::arctanh:
+  case op::exp2:
+  case op::expm1:
+  case op::log1p:
+  case op::cbrt:
+  case op::deg2rad:
+  case op::rad2deg:
+  case op::rint:
+  case op::trunc:
+  case op::square:
+  case op::positive:
+  case op::isfinite:
+  case op::signbit:
+  case op::invert:
     return 1;
   default:
     return 2;
@@ -262,7 +351,62 @@ op_types resolve_types(op o, std::span<const operand> args) {
     return {float_type(c), real_type(float_type(c))};
   case op::isnan:
   case op::isinf:
+  case op::isfinite:
     return {c, dtype::bool_};
+  case op::sinh:
+  case op::cosh:
+  case op::exp2:
+  case op::rint:
+    return {float_type(c), float_type(c)};
+  case op::arcsin:
+  case op::arccos:
+  case op::arctan:
+  case op::arcsinh:
+  case op::arccosh:
+  case op::arctanh:
+  case op::expm1:
+  case op::log1p:
+  case op::cbrt:
+  case op::deg2rad:
+  case op::rad2deg:
+  case op::arctan2:
+  case op::hypot:
+  case op::copysign:
+  case op::logaddexp:
+  case op::logaddexp2:
+    if (is_complex(c))
+      no_loop(o, c);
+    return {float_type(c), float_type(c)};
+  case op::trunc:
+  case op::fmax:
+  case op::fmin:
+    if (is_complex(c))
+      no_loop(o, c);
+    return {c, c};
+  case op::signbit:
+    if (is_complex(c))
+      no_loop(o, c);
+    return {c, dtype::bool_};
+  case op::square:
+    return {no_bool_type(c), no_bool_type(c)};
+  case op::positive:
+    if (c == dtype::bool_)
+      no_loop(o, c);
+    return {c, c};
+  case op::invert:
+  case op::bitwise_and:
+  case op::bitwise_or:
+  case op::bitwise_xor:
+    if (kind_of(c) != scalar_kind::boolean && kind_of(c) != scalar_kind::integer)
+      no_loop(o, c);
+    return {c, c};
+  case op::left_shift:
+  case op::right_shift:
+    if (kind_of(c) != scalar_kind::boolean && kind_of(c) != scalar_kind::integer)
+      no_loop(o, c);
+    return {no_bool_type(c), no_bool_type(c)};
+  case op::logical_xor:
+    return {dtype::bool_, dtype::bool_};
   }
   throw value_error("unknown elementwise operation");
 }

@@ -319,4 +319,75 @@ template <class T> T log2(T a) {
   }
 }
 
+template <class T> T exp2(T a) {
+  if constexpr (is_complex_v<T>) {
+    using R = typename T::value_type;
+    return std::exp(a * R(0.693147180559945309417232121458176568));
+  } else {
+    return std::exp2(a);
+  }
+}
+
+template <class T> T trunc(T a) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::trunc(a);
+  else
+    return a;
+}
+
+template <class T> bool isfinite(T a) { return !has_nan(a) && !isinf(a); }
+
+template <class T> bool signbit(T a) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::signbit(a);
+  else if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>)
+    return false;
+  else
+    return a < 0;
+}
+
+/// np.deg2rad / rad2deg: one multiplication by the constant in T.
+template <class T> T deg2rad(T a) { return a * T(0.017453292519943295769236907684886127); }
+template <class T> T rad2deg(T a) { return a * T(57.295779513082320876798154814105170); }
+
+/// NumPy's npy_logaddexp: log(exp(a) + exp(b)) without overflow; equal
+/// arguments (infinities included) give a + log(2).
+template <class T> T logaddexp(T a, T b) {
+  if (a == b)
+    return a + T(0.693147180559945309417232121458176568);
+  const T d = a - b;
+  if (d > 0)
+    return a + std::log1p(std::exp(-d));
+  if (d <= 0)
+    return b + std::log1p(std::exp(d));
+  return d; // NaN
+}
+template <class T> T logaddexp2(T a, T b) {
+  constexpr T log2e = T(1.442695040888963407359924681001892137);
+  if (a == b)
+    return a + 1;
+  const T d = a - b;
+  if (d > 0)
+    return a + std::log1p(std::exp2(-d)) * log2e;
+  if (d <= 0)
+    return b + std::log1p(std::exp2(d)) * log2e;
+  return d;
+}
+
+/// NumPy's shifts: a count at or past the width (or negative: NumPy reads
+/// it as a huge unsigned one) gives 0, or -1 for a negative a shifted right.
+template <class T> T left_shift(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  if (static_cast<unsigned long long>(static_cast<long long>(b)) < sizeof(T) * 8)
+    return static_cast<T>(static_cast<U>(a) << b);
+  return T(0);
+}
+template <class T> T right_shift(T a, T b) {
+  if (static_cast<unsigned long long>(static_cast<long long>(b)) < sizeof(T) * 8)
+    return static_cast<T>(a >> b);
+  if constexpr (std::is_signed_v<T>)
+    return a < 0 ? T(-1) : T(0);
+  return T(0);
+}
+
 } // namespace kiln::detail::math
