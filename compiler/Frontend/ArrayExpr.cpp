@@ -19,24 +19,75 @@ namespace kiln::frontend {
 const char *opName(OpKind k) {
   switch (k) {
 #define CASE(K, S) case OpKind::K: return S;
-    CASE(Add, "+") CASE(Sub, "-") CASE(Mul, "*") CASE(Div, "/") CASE(Rem, "%") CASE(Neg, "unary -")
-    CASE(Eq, "==") CASE(Ne, "!=") CASE(Lt, "<") CASE(Le, "<=") CASE(Gt, ">") CASE(Ge, ">=")
-    CASE(And, "&&") CASE(Or, "||") CASE(Not, "!")
-    CASE(Exp, "exp") CASE(Log, "log") CASE(Log2, "log2") CASE(Log10, "log10") CASE(Sqrt, "sqrt")
-    CASE(Sin, "sin") CASE(Cos, "cos") CASE(Tan, "tan") CASE(Tanh, "tanh") CASE(Abs, "abs")
-    CASE(Sign, "sign") CASE(Floor, "floor") CASE(Ceil, "ceil") CASE(Round, "round") CASE(Pow, "pow")
-    CASE(Maximum, "maximum") CASE(Minimum, "minimum") CASE(Where, "where") CASE(Clip, "clip")
-    CASE(IsNan, "isnan") CASE(IsInf, "isinf") CASE(Real, "real") CASE(Imag, "imag")
-    CASE(Conj, "conj") CASE(Arg, "arg") CASE(IsClose, "isclose") CASE(Cast, "astype")
-    CASE(ArcSin, "arcsin") CASE(ArcCos, "arccos") CASE(ArcTan, "arctan") CASE(Sinh, "sinh") CASE(Cosh, "cosh")
-    CASE(ArcSinh, "arcsinh") CASE(ArcCosh, "arccosh") CASE(ArcTanh, "arctanh") CASE(Exp2, "exp2")
-    CASE(Expm1, "expm1") CASE(Log1p, "log1p") CASE(Cbrt, "cbrt") CASE(Deg2Rad, "deg2rad") CASE(Rad2Deg, "rad2deg")
-    CASE(Rint, "rint") CASE(Trunc, "trunc") CASE(Square, "square") CASE(Positive, "positive")
-    CASE(IsFinite, "isfinite") CASE(SignBit, "signbit") CASE(Invert, "~") CASE(ArcTan2, "arctan2")
-    CASE(Hypot, "hypot") CASE(CopySign, "copysign") CASE(LogAddExp, "logaddexp") CASE(LogAddExp2, "logaddexp2")
-    CASE(FMax, "fmax") CASE(FMin, "fmin") CASE(BitAnd, "&") CASE(BitOr, "|") CASE(BitXor, "^")
-    CASE(LeftShift, "<<") CASE(RightShift, ">>") CASE(LogicalXor, "logical_xor")
-    CASE(Lambda, "elementwise")
+    CASE(Add, "+")
+    CASE(Sub, "-") CASE(Mul, "*") CASE(Div, "/") CASE(Rem, "%") CASE(
+        Neg, "unary -") CASE(Eq, "==") CASE(Ne, "!=") CASE(Lt, "<")
+        CASE(Le, "<=") CASE(Gt, ">") CASE(Ge, ">=") CASE(And, "&&") CASE(
+            Or, "||") CASE(Not, "!") CASE(Exp, "exp") CASE(Log, "log")
+            CASE(Log2, "log2") CASE(Log10, "log10") CASE(Sqrt, "sqrt") CASE(
+                Sin, "sin") CASE(Cos, "cos") CASE(Tan, "tan") CASE(Tanh, "tanh")
+                CASE(Abs, "abs") CASE(Sign, "sign") CASE(Floor, "floor") CASE(
+                    Ceil, "ceil") CASE(Round, "round") CASE(Pow, "pow")
+                    CASE(Maximum, "maximum") CASE(Minimum, "minimum") CASE(
+                        Where, "where") CASE(Clip, "clip") CASE(IsNan, "isnan")
+                        CASE(IsInf, "isinf") CASE(Real, "real") CASE(
+                            Imag, "imag") CASE(Conj,
+                                               "conj") CASE(Arg, "arg")
+                            CASE(IsClose, "isclose") CASE(Cast, "astype") CASE(
+                                ArcSin,
+                                "arcsin") CASE(ArcCos,
+                                               "arccos") CASE(ArcTan,
+                                                              "arctan") CASE(Sinh,
+                                                                             "s"
+                                                                             "i"
+                                                                             "n"
+                                                                             "h")
+                                CASE(Cosh, "cosh") CASE(ArcSinh, "arcsinh") CASE(
+                                    ArcCosh,
+                                    "arccosh") CASE(ArcTanh, "arctanh")
+                                    CASE(Exp2, "exp2") CASE(Expm1, "expm1") CASE(
+                                        Log1p, "log1p") CASE(Cbrt, "cbrt")
+                                        CASE(Deg2Rad, "deg2rad") CASE(
+                                            Rad2Deg,
+                                            "rad2deg") CASE(Rint, "rint")
+                                            CASE(Trunc, "trunc") CASE(Square, "square") CASE(
+                                                Positive,
+                                                "positive") CASE(IsFinite, "isf"
+                                                                           "ini"
+                                                                           "te")
+                                                CASE(SignBit, "signbit") CASE(
+                                                    Invert,
+                                                    "~") CASE(ArcTan2,
+                                                              "arctan2") CASE(Hypot,
+                                                                              "hypot")
+                                                    CASE(CopySign, "copysign") CASE(
+                                                        LogAddExp,
+                                                        "logaddexp")
+                                                        CASE(LogAddExp2, "logad"
+                                                                         "dexp"
+                                                                         "2") CASE(
+                                                            FMax,
+                                                            "fmax") CASE(FMin, "fmin")
+                                                            CASE(BitAnd, "&") CASE(
+                                                                BitOr,
+                                                                "|") CASE(BitXor,
+                                                                          "^")
+                                                                CASE(
+                                                                    LeftShift,
+                                                                    "<<") CASE(RightShift,
+                                                                               ">>")
+                                                                    CASE(LogicalXor,
+                                                                         "logic"
+                                                                         "al_"
+                                                                         "xor")
+                                                                        CASE(
+                                                                            Lambda,
+                                                                            "el"
+                                                                            "em"
+                                                                            "en"
+                                                                            "tw"
+                                                                            "is"
+                                                                            "e")
 #undef CASE
   }
   return "?";
@@ -79,43 +130,94 @@ static std::optional<OpKind> operatorKind(OverloadedOperatorKind op, unsigned na
   case OO_AmpAmp: return OpKind::And;
   case OO_PipePipe: return OpKind::Or;
   case OO_Exclaim: return OpKind::Not;
-  case OO_Amp: return nargs == 2 ? std::optional(OpKind::BitAnd) : std::nullopt;
-  case OO_Pipe: return OpKind::BitOr;
-  case OO_Caret: return OpKind::BitXor;
-  case OO_Tilde: return OpKind::Invert;
-  case OO_LessLess: return OpKind::LeftShift;
-  case OO_GreaterGreater: return OpKind::RightShift;
+  case OO_Amp:
+    return nargs == 2 ? std::optional(OpKind::BitAnd) : std::nullopt;
+  case OO_Pipe:
+    return OpKind::BitOr;
+  case OO_Caret:
+    return OpKind::BitXor;
+  case OO_Tilde:
+    return OpKind::Invert;
+  case OO_LessLess:
+    return OpKind::LeftShift;
+  case OO_GreaterGreater:
+    return OpKind::RightShift;
   default: return std::nullopt;
   }
 }
 
 static std::optional<OpKind> functionKind(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<OpKind>>(name)
-      .Case("exp", OpKind::Exp).Case("log", OpKind::Log).Case("log2", OpKind::Log2)
-      .Case("log10", OpKind::Log10).Case("sqrt", OpKind::Sqrt).Case("sin", OpKind::Sin)
-      .Case("cos", OpKind::Cos).Case("tan", OpKind::Tan).Case("tanh", OpKind::Tanh)
-      .Case("abs", OpKind::Abs).Case("sign", OpKind::Sign).Case("floor", OpKind::Floor)
-      .Case("ceil", OpKind::Ceil).Case("round", OpKind::Round).Case("pow", OpKind::Pow)
-      .Case("maximum", OpKind::Maximum).Case("minimum", OpKind::Minimum)
-      .Case("where", OpKind::Where).Case("clip", OpKind::Clip).Case("isnan", OpKind::IsNan)
-      .Case("isinf", OpKind::IsInf).Case("real", OpKind::Real).Case("imag", OpKind::Imag)
-      .Case("conj", OpKind::Conj).Case("arg", OpKind::Arg).Case("isclose", OpKind::IsClose)
-      .Case("arcsin", OpKind::ArcSin).Case("arccos", OpKind::ArcCos).Case("arctan", OpKind::ArcTan)
-      .Case("sinh", OpKind::Sinh).Case("cosh", OpKind::Cosh).Case("arcsinh", OpKind::ArcSinh)
-      .Case("arccosh", OpKind::ArcCosh).Case("arctanh", OpKind::ArcTanh).Case("exp2", OpKind::Exp2)
-      .Case("expm1", OpKind::Expm1).Case("log1p", OpKind::Log1p).Case("cbrt", OpKind::Cbrt)
-      .Case("deg2rad", OpKind::Deg2Rad).Case("radians", OpKind::Deg2Rad).Case("rad2deg", OpKind::Rad2Deg)
-      .Case("degrees", OpKind::Rad2Deg).Case("rint", OpKind::Rint).Case("trunc", OpKind::Trunc)
-      .Case("fix", OpKind::Trunc).Case("square", OpKind::Square).Case("positive", OpKind::Positive)
-      .Case("negative", OpKind::Neg).Case("absolute", OpKind::Abs).Case("fabs", OpKind::Abs)
-      .Case("isfinite", OpKind::IsFinite).Case("signbit", OpKind::SignBit).Case("invert", OpKind::Invert)
-      .Case("bitwise_not", OpKind::Invert).Case("bitwise_invert", OpKind::Invert)
-      .Case("arctan2", OpKind::ArcTan2).Case("hypot", OpKind::Hypot).Case("copysign", OpKind::CopySign)
-      .Case("logaddexp", OpKind::LogAddExp).Case("logaddexp2", OpKind::LogAddExp2)
-      .Case("fmax", OpKind::FMax).Case("fmin", OpKind::FMin).Case("bitwise_and", OpKind::BitAnd)
-      .Case("bitwise_or", OpKind::BitOr).Case("bitwise_xor", OpKind::BitXor)
-      .Case("left_shift", OpKind::LeftShift).Case("right_shift", OpKind::RightShift)
-      .Case("logical_and", OpKind::And).Case("logical_or", OpKind::Or).Case("logical_not", OpKind::Not)
+      .Case("exp", OpKind::Exp)
+      .Case("log", OpKind::Log)
+      .Case("log2", OpKind::Log2)
+      .Case("log10", OpKind::Log10)
+      .Case("sqrt", OpKind::Sqrt)
+      .Case("sin", OpKind::Sin)
+      .Case("cos", OpKind::Cos)
+      .Case("tan", OpKind::Tan)
+      .Case("tanh", OpKind::Tanh)
+      .Case("abs", OpKind::Abs)
+      .Case("sign", OpKind::Sign)
+      .Case("floor", OpKind::Floor)
+      .Case("ceil", OpKind::Ceil)
+      .Case("round", OpKind::Round)
+      .Case("pow", OpKind::Pow)
+      .Case("maximum", OpKind::Maximum)
+      .Case("minimum", OpKind::Minimum)
+      .Case("where", OpKind::Where)
+      .Case("clip", OpKind::Clip)
+      .Case("isnan", OpKind::IsNan)
+      .Case("isinf", OpKind::IsInf)
+      .Case("real", OpKind::Real)
+      .Case("imag", OpKind::Imag)
+      .Case("conj", OpKind::Conj)
+      .Case("arg", OpKind::Arg)
+      .Case("isclose", OpKind::IsClose)
+      .Case("arcsin", OpKind::ArcSin)
+      .Case("arccos", OpKind::ArcCos)
+      .Case("arctan", OpKind::ArcTan)
+      .Case("sinh", OpKind::Sinh)
+      .Case("cosh", OpKind::Cosh)
+      .Case("arcsinh", OpKind::ArcSinh)
+      .Case("arccosh", OpKind::ArcCosh)
+      .Case("arctanh", OpKind::ArcTanh)
+      .Case("exp2", OpKind::Exp2)
+      .Case("expm1", OpKind::Expm1)
+      .Case("log1p", OpKind::Log1p)
+      .Case("cbrt", OpKind::Cbrt)
+      .Case("deg2rad", OpKind::Deg2Rad)
+      .Case("radians", OpKind::Deg2Rad)
+      .Case("rad2deg", OpKind::Rad2Deg)
+      .Case("degrees", OpKind::Rad2Deg)
+      .Case("rint", OpKind::Rint)
+      .Case("trunc", OpKind::Trunc)
+      .Case("fix", OpKind::Trunc)
+      .Case("square", OpKind::Square)
+      .Case("positive", OpKind::Positive)
+      .Case("negative", OpKind::Neg)
+      .Case("absolute", OpKind::Abs)
+      .Case("fabs", OpKind::Abs)
+      .Case("isfinite", OpKind::IsFinite)
+      .Case("signbit", OpKind::SignBit)
+      .Case("invert", OpKind::Invert)
+      .Case("bitwise_not", OpKind::Invert)
+      .Case("bitwise_invert", OpKind::Invert)
+      .Case("arctan2", OpKind::ArcTan2)
+      .Case("hypot", OpKind::Hypot)
+      .Case("copysign", OpKind::CopySign)
+      .Case("logaddexp", OpKind::LogAddExp)
+      .Case("logaddexp2", OpKind::LogAddExp2)
+      .Case("fmax", OpKind::FMax)
+      .Case("fmin", OpKind::FMin)
+      .Case("bitwise_and", OpKind::BitAnd)
+      .Case("bitwise_or", OpKind::BitOr)
+      .Case("bitwise_xor", OpKind::BitXor)
+      .Case("left_shift", OpKind::LeftShift)
+      .Case("right_shift", OpKind::RightShift)
+      .Case("logical_and", OpKind::And)
+      .Case("logical_or", OpKind::Or)
+      .Case("logical_not", OpKind::Not)
       .Case("logical_xor", OpKind::LogicalXor)
       .Default(std::nullopt);
 }

@@ -287,29 +287,51 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
     case OpKind::Floor: return math::FloorOp::create(b_, loc_, v);
     case OpKind::Ceil: return math::CeilOp::create(b_, loc_, v);
     case OpKind::Round:
-    case OpKind::Rint: return math::RoundEvenOp::create(b_, loc_, v);
-    case OpKind::ArcSin: return math::AsinOp::create(b_, loc_, v);
-    case OpKind::ArcCos: return math::AcosOp::create(b_, loc_, v);
-    case OpKind::ArcTan: return math::AtanOp::create(b_, loc_, v);
-    case OpKind::Sinh: return math::SinhOp::create(b_, loc_, v);
-    case OpKind::Cosh: return math::CoshOp::create(b_, loc_, v);
-    case OpKind::ArcSinh: return math::AsinhOp::create(b_, loc_, v);
-    case OpKind::ArcCosh: return math::AcoshOp::create(b_, loc_, v);
-    case OpKind::ArcTanh: return math::AtanhOp::create(b_, loc_, v);
-    case OpKind::Exp2: return math::Exp2Op::create(b_, loc_, v);
-    case OpKind::Expm1: return math::ExpM1Op::create(b_, loc_, v);
-    case OpKind::Log1p: return math::Log1pOp::create(b_, loc_, v);
-    case OpKind::Cbrt: return math::CbrtOp::create(b_, loc_, v);
-    case OpKind::Trunc: { // (math.trunc has no host lowering) ceil below zero, floor from -0.0 up
-      Value negative = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OLT, v, zero(t));
-      return arith::SelectOp::create(b_, loc_, negative, math::CeilOp::create(b_, loc_, v),
+    case OpKind::Rint:
+      return math::RoundEvenOp::create(b_, loc_, v);
+    case OpKind::ArcSin:
+      return math::AsinOp::create(b_, loc_, v);
+    case OpKind::ArcCos:
+      return math::AcosOp::create(b_, loc_, v);
+    case OpKind::ArcTan:
+      return math::AtanOp::create(b_, loc_, v);
+    case OpKind::Sinh:
+      return math::SinhOp::create(b_, loc_, v);
+    case OpKind::Cosh:
+      return math::CoshOp::create(b_, loc_, v);
+    case OpKind::ArcSinh:
+      return math::AsinhOp::create(b_, loc_, v);
+    case OpKind::ArcCosh:
+      return math::AcoshOp::create(b_, loc_, v);
+    case OpKind::ArcTanh:
+      return math::AtanhOp::create(b_, loc_, v);
+    case OpKind::Exp2:
+      return math::Exp2Op::create(b_, loc_, v);
+    case OpKind::Expm1:
+      return math::ExpM1Op::create(b_, loc_, v);
+    case OpKind::Log1p:
+      return math::Log1pOp::create(b_, loc_, v);
+    case OpKind::Cbrt:
+      return math::CbrtOp::create(b_, loc_, v);
+    case OpKind::Trunc: { // (math.trunc has no host lowering) ceil below zero,
+                          // floor from -0.0 up
+      Value negative = arith::CmpFOp::create(
+          b_, loc_, arith::CmpFPredicate::OLT, v, zero(t));
+      return arith::SelectOp::create(b_, loc_, negative,
+                                     math::CeilOp::create(b_, loc_, v),
                                      math::FloorOp::create(b_, loc_, v));
     }
     // One multiplication by the constant in t, as NumPy's loops.
-    case OpKind::Deg2Rad: return arith::MulFOp::create(b_, loc_, v, constant(t, std::numbers::pi / 180.0, 0));
-    case OpKind::Rad2Deg: return arith::MulFOp::create(b_, loc_, v, constant(t, 180.0 / std::numbers::pi, 0));
-    case OpKind::Square: return arith::MulFOp::create(b_, loc_, v, v);
-    case OpKind::Positive: return v;
+    case OpKind::Deg2Rad:
+      return arith::MulFOp::create(b_, loc_, v,
+                                   constant(t, std::numbers::pi / 180.0, 0));
+    case OpKind::Rad2Deg:
+      return arith::MulFOp::create(b_, loc_, v,
+                                   constant(t, 180.0 / std::numbers::pi, 0));
+    case OpKind::Square:
+      return arith::MulFOp::create(b_, loc_, v, v);
+    case OpKind::Positive:
+      return v;
     case OpKind::Sign: {
       // 1, -1, NaN for NaN, and +0 for both zeros (NumPy: sign(-0.0) is 0.0).
       Value z = zero(t);
@@ -350,8 +372,10 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
     case OpKind::Positive:
     case OpKind::Conj:
     case OpKind::Real: return v;
-    case OpKind::Square: return arith::MulIOp::create(b_, loc_, v, v); // wraps, as NumPy
-    case OpKind::Invert: return arith::XOrIOp::create(b_, loc_, v, constant(t, -1.0, -1));
+    case OpKind::Square:
+      return arith::MulIOp::create(b_, loc_, v, v); // wraps, as NumPy
+    case OpKind::Invert:
+      return arith::XOrIOp::create(b_, loc_, v, constant(t, -1.0, -1));
     case OpKind::Imag: return zero(t);
     case OpKind::Sign: {
       Value z = zero(t);
@@ -367,7 +391,8 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
   if (k == TypeKind::Bool) {
     switch (op) {
     case OpKind::Not:
-    case OpKind::Invert: return arith::XOrIOp::create(b_, loc_, v, one(t));
+    case OpKind::Invert:
+      return arith::XOrIOp::create(b_, loc_, v, one(t));
     case OpKind::Trunc:
     case OpKind::Abs:
     case OpKind::Conj:
@@ -405,18 +430,26 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
     return complex::CreateOp::create(b_, loc_, type(t), re, im);
   }
   case OpKind::Sqrt: return complex::SqrtOp::create(b_, loc_, v);
-  case OpKind::Rint: return unary(OpKind::Round, v, t);
-  case OpKind::Sinh: return complexOf(complexSinh(parts(v), realPart(t)), t);
-  case OpKind::Cosh: return complexOf(complexCosh(parts(v), realPart(t)), t);
+  case OpKind::Rint:
+    return unary(OpKind::Round, v, t);
+  case OpKind::Sinh:
+    return complexOf(complexSinh(parts(v), realPart(t)), t);
+  case OpKind::Cosh:
+    return complexOf(complexCosh(parts(v), realPart(t)), t);
   case OpKind::Exp2: {
     // exp(z ln 2), scaling each part (NumPy's nc_exp2).
     ElementType r = realPart(t);
     Value ln2 = constant(r, std::numbers::ln2, 0);
     Parts z = parts(v);
-    return complexExp(complexOf({arith::MulFOp::create(b_, loc_, z.re, ln2), arith::MulFOp::create(b_, loc_, z.im, ln2)}, t), t);
+    return complexExp(complexOf({arith::MulFOp::create(b_, loc_, z.re, ln2),
+                                 arith::MulFOp::create(b_, loc_, z.im, ln2)},
+                                t),
+                      t);
   }
-  case OpKind::Square: return complexOf(complexMultiply(parts(v), parts(v), realPart(t)), t);
-  case OpKind::Positive: return v;
+  case OpKind::Square:
+    return complexOf(complexMultiply(parts(v), parts(v), realPart(t)), t);
+  case OpKind::Positive:
+    return v;
   case OpKind::Sin:
   case OpKind::Cos:
   case OpKind::Tan: return complexTrig(op, v, t);
@@ -454,22 +487,35 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
   }
 }
 
-Value ScalarBuilder::binaryFunction(OpKind op, Value a, Value x, ElementType t) {
+Value ScalarBuilder::binaryFunction(OpKind op, Value a, Value x,
+                                    ElementType t) {
   TypeKind k = kindOf(t);
-  auto select = [&](Value c, Value p, Value q) { return arith::SelectOp::create(b_, loc_, c, p, q).getResult(); };
-  auto cmpf = [&](arith::CmpFPredicate p, Value l, Value r) { return arith::CmpFOp::create(b_, loc_, p, l, r).getResult(); };
+  auto select = [&](Value c, Value p, Value q) {
+    return arith::SelectOp::create(b_, loc_, c, p, q).getResult();
+  };
+  auto cmpf = [&](arith::CmpFPredicate p, Value l, Value r) {
+    return arith::CmpFOp::create(b_, loc_, p, l, r).getResult();
+  };
   if (k == TypeKind::Float) {
     switch (op) {
-    case OpKind::ArcTan2: return math::Atan2Op::create(b_, loc_, a, x);
-    case OpKind::CopySign: return math::CopySignOp::create(b_, loc_, a, x);
+    case OpKind::ArcTan2:
+      return math::Atan2Op::create(b_, loc_, a, x);
+    case OpKind::CopySign:
+      return math::CopySignOp::create(b_, loc_, a, x);
     case OpKind::Hypot: {
       // max * sqrt(1 + (min / max)^2): no overflow or underflow in between;
       // an infinite operand gives inf even beside a NaN (C's hypot).
-      Value fa = math::AbsFOp::create(b_, loc_, a), fx = math::AbsFOp::create(b_, loc_, x);
-      Value hi = arith::MaximumFOp::create(b_, loc_, fa, fx), lo = arith::MinimumFOp::create(b_, loc_, fa, fx);
+      Value fa = math::AbsFOp::create(b_, loc_, a),
+            fx = math::AbsFOp::create(b_, loc_, x);
+      Value hi = arith::MaximumFOp::create(b_, loc_, fa, fx),
+            lo = arith::MinimumFOp::create(b_, loc_, fa, fx);
       Value q = arith::DivFOp::create(b_, loc_, lo, hi);
       Value r = arith::MulFOp::create(
-          b_, loc_, hi, math::SqrtOp::create(b_, loc_, arith::AddFOp::create(b_, loc_, one(t), arith::MulFOp::create(b_, loc_, q, q))));
+          b_, loc_, hi,
+          math::SqrtOp::create(
+              b_, loc_,
+              arith::AddFOp::create(b_, loc_, one(t),
+                                    arith::MulFOp::create(b_, loc_, q, q))));
       r = select(cmpf(arith::CmpFPredicate::OEQ, hi, zero(t)), zero(t), r);
       Value inf = constant(t, std::numeric_limits<double>::infinity(), 0);
       Value anyInf = arith::OrIOp::create(b_, loc_, isInf(a, t), isInf(x, t));
@@ -484,54 +530,72 @@ Value ScalarBuilder::binaryFunction(OpKind op, Value a, Value x, ElementType t) 
       Value pos = cmpf(arith::CmpFPredicate::OGT, d, zero(t));
       Value big = select(pos, a, x);
       Value negAbs = select(pos, arith::NegFOp::create(b_, loc_, d), d);
-      Value e = two ? Value(math::Exp2Op::create(b_, loc_, negAbs)) : Value(math::ExpOp::create(b_, loc_, negAbs));
+      Value e = two ? Value(math::Exp2Op::create(b_, loc_, negAbs))
+                    : Value(math::ExpOp::create(b_, loc_, negAbs));
       Value l = math::Log1pOp::create(b_, loc_, e);
       if (two)
-        l = arith::MulFOp::create(b_, loc_, l, constant(t, std::numbers::log2e, 0));
+        l = arith::MulFOp::create(b_, loc_, l,
+                                  constant(t, std::numbers::log2e, 0));
       Value r = arith::AddFOp::create(b_, loc_, big, l);
       r = select(isNan(d, t), d, r);
-      Value same = arith::AddFOp::create(b_, loc_, a, two ? one(t) : constant(t, std::numbers::ln2, 0));
+      Value same = arith::AddFOp::create(
+          b_, loc_, a, two ? one(t) : constant(t, std::numbers::ln2, 0));
       return select(cmpf(arith::CmpFPredicate::OEQ, a, x), same, r);
     }
     case OpKind::FMax:
     case OpKind::FMin: {
       // NumPy: (a >= b || isnan(b)) ? a : b, and (a <= b || isnan(b)) ? a : b.
-      Value keep = cmpf(op == OpKind::FMax ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OLE, a, x);
+      Value keep = cmpf(op == OpKind::FMax ? arith::CmpFPredicate::OGE
+                                           : arith::CmpFPredicate::OLE,
+                        a, x);
       return select(arith::OrIOp::create(b_, loc_, keep, isNan(x, t)), a, x);
     }
-    default: return {};
+    default:
+      return {};
     }
   }
   if (k == TypeKind::Int || k == TypeKind::Bool) {
     const bool u = k == TypeKind::Bool || isUnsigned(t);
     switch (op) {
-    case OpKind::BitAnd: return arith::AndIOp::create(b_, loc_, a, x);
-    case OpKind::BitOr: return arith::OrIOp::create(b_, loc_, a, x);
-    case OpKind::BitXor: return arith::XOrIOp::create(b_, loc_, a, x);
+    case OpKind::BitAnd:
+      return arith::AndIOp::create(b_, loc_, a, x);
+    case OpKind::BitOr:
+      return arith::OrIOp::create(b_, loc_, a, x);
+    case OpKind::BitXor:
+      return arith::XOrIOp::create(b_, loc_, a, x);
     case OpKind::FMax:
     case OpKind::FMin: {
-      arith::CmpIPredicate p = op == OpKind::FMax ? (u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge)
-                                                  : (u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle);
+      arith::CmpIPredicate p =
+          op == OpKind::FMax
+              ? (u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge)
+              : (u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle);
       return select(arith::CmpIOp::create(b_, loc_, p, a, x), a, x);
     }
     case OpKind::LeftShift:
     case OpKind::RightShift: {
-      if (k == TypeKind::Bool) return {};
+      if (k == TypeKind::Bool)
+        return {};
       // NumPy: a count at or past the width, or negative (a huge unsigned
       // count to NumPy), gives 0, or -1 for a negative a shifted right.
       unsigned bits = a.getType().getIntOrFloatBitWidth();
-      Value width = arith::ConstantOp::create(b_, loc_, b_.getIntegerAttr(a.getType(), bits));
-      Value inRange = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, x, width);
+      Value width = arith::ConstantOp::create(
+          b_, loc_, b_.getIntegerAttr(a.getType(), bits));
+      Value inRange =
+          arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, x, width);
       Value count = select(inRange, x, zero(t));
       if (op == OpKind::LeftShift)
-        return select(inRange, arith::ShLIOp::create(b_, loc_, a, count), zero(t));
+        return select(inRange, arith::ShLIOp::create(b_, loc_, a, count),
+                      zero(t));
       if (u)
-        return select(inRange, arith::ShRUIOp::create(b_, loc_, a, count), zero(t));
-      Value negative = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, a, zero(t));
+        return select(inRange, arith::ShRUIOp::create(b_, loc_, a, count),
+                      zero(t));
+      Value negative = arith::CmpIOp::create(
+          b_, loc_, arith::CmpIPredicate::slt, a, zero(t));
       Value past = select(negative, constant(t, -1.0, -1), zero(t));
       return select(inRange, arith::ShRSIOp::create(b_, loc_, a, count), past);
     }
-    default: return {};
+    default:
+      return {};
     }
   }
   return {};
@@ -573,9 +637,10 @@ static bool isComparison(OpKind k) {
 /// The type an operation computes in, from its operands (NumPy promotion,
 /// weak scalars) and its result type.
 ElementType computeType(const Node &n) {
-  if (isComparison(n.op) || n.op == OpKind::IsNan || n.op == OpKind::IsInf || n.op == OpKind::IsFinite ||
-      n.op == OpKind::SignBit || n.op == OpKind::Real ||
-      n.op == OpKind::Imag || n.op == OpKind::Arg || n.op == OpKind::Abs || n.op == OpKind::Cast) {
+  if (isComparison(n.op) || n.op == OpKind::IsNan || n.op == OpKind::IsInf ||
+      n.op == OpKind::IsFinite || n.op == OpKind::SignBit ||
+      n.op == OpKind::Real || n.op == OpKind::Imag || n.op == OpKind::Arg ||
+      n.op == OpKind::Abs || n.op == OpKind::Cast) {
     if (n.op == OpKind::Cast || n.operands.size() == 1) {
       ElementType t = n.operands[0]->type;
       // abs/real/imag/arg of an integer give a float result in NumPy only for arg.
@@ -596,7 +661,8 @@ ElementType computeType(const Node &n) {
     if (isComparison(n.op) && kindOf(t) == TypeKind::Int && (intScalar(a) || intScalar(b))) return ElementType::Int64;
     return t;
   }
-  if (n.op == OpKind::And || n.op == OpKind::Or || n.op == OpKind::Not || n.op == OpKind::LogicalXor)
+  if (n.op == OpKind::And || n.op == OpKind::Or || n.op == OpKind::Not ||
+      n.op == OpKind::LogicalXor)
     return ElementType::Bool;
   return n.type;
 }
@@ -677,52 +743,79 @@ Value emitElementwise(ScalarBuilder &sb, const Node &n, ArrayRef<Value> vals, co
   Value bothNan = arith::AndIOp::create(ob, l, sb.isNan(x, ft), sb.isNan(y, ft));
   return arith::OrIOp::create(ob, l, r, arith::AndIOp::create(ob, l, equalNan, bothNan));
 }
-  case OpKind::IsFinite: {
-    Value bad = arith::OrIOp::create(sb.builder(), sb.loc(), sb.isNan(vals[0], typeOf(0)), sb.isInf(vals[0], typeOf(0)));
-    return arith::XOrIOp::create(sb.builder(), sb.loc(), bad, sb.constant(ElementType::Bool, 1.0, 1));
+case OpKind::IsFinite: {
+  Value bad =
+      arith::OrIOp::create(sb.builder(), sb.loc(), sb.isNan(vals[0], typeOf(0)),
+                           sb.isInf(vals[0], typeOf(0)));
+  return arith::XOrIOp::create(sb.builder(), sb.loc(), bad,
+                               sb.constant(ElementType::Bool, 1.0, 1));
+}
+case OpKind::SignBit: {
+  ElementType t = typeOf(0);
+  OpBuilder &ob = sb.builder();
+  Location l = sb.loc();
+  switch (kindOf(t)) {
+  case TypeKind::Float: { // the sign bit itself: -0.0 and a NaN with it set too
+    unsigned bits = t == ElementType::Float32 ? 32 : 64;
+    Value i = arith::BitcastOp::create(ob, l, ob.getIntegerType(bits), vals[0]);
+    Value z = arith::ConstantOp::create(
+        ob, l, ob.getIntegerAttr(ob.getIntegerType(bits), 0));
+    return arith::CmpIOp::create(ob, l, arith::CmpIPredicate::slt, i, z);
   }
-  case OpKind::SignBit: {
-    ElementType t = typeOf(0);
-    OpBuilder &ob = sb.builder();
-    Location l = sb.loc();
-    switch (kindOf(t)) {
-    case TypeKind::Float: { // the sign bit itself: -0.0 and a NaN with it set too
-      unsigned bits = t == ElementType::Float32 ? 32 : 64;
-      Value i = arith::BitcastOp::create(ob, l, ob.getIntegerType(bits), vals[0]);
-      Value z = arith::ConstantOp::create(ob, l, ob.getIntegerAttr(ob.getIntegerType(bits), 0));
-      return arith::CmpIOp::create(ob, l, arith::CmpIPredicate::slt, i, z);
-    }
-    case TypeKind::Int:
-      if (!isUnsigned(t))
-        return arith::CmpIOp::create(ob, l, arith::CmpIPredicate::slt, vals[0], sb.constant(t, 0.0, 0));
-      [[fallthrough]];
-    case TypeKind::Bool: return sb.constant(ElementType::Bool, 0.0, 0);
-    case TypeKind::Complex: return fail("'signbit' is not supported on complex arrays");
-    }
-    return Value();
+  case TypeKind::Int:
+    if (!isUnsigned(t))
+      return arith::CmpIOp::create(ob, l, arith::CmpIPredicate::slt, vals[0],
+                                   sb.constant(t, 0.0, 0));
+    [[fallthrough]];
+  case TypeKind::Bool:
+    return sb.constant(ElementType::Bool, 0.0, 0);
+  case TypeKind::Complex:
+    return fail("'signbit' is not supported on complex arrays");
   }
-  case OpKind::LogicalXor: {
-    auto v = castAll(ElementType::Bool);
-    return arith::XOrIOp::create(sb.builder(), sb.loc(), v[0], v[1]);
-  }
-  case OpKind::ArcTan2: case OpKind::Hypot: case OpKind::CopySign: case OpKind::LogAddExp:
-  case OpKind::LogAddExp2: case OpKind::FMax: case OpKind::FMin: case OpKind::BitAnd: case OpKind::BitOr:
-  case OpKind::BitXor: case OpKind::LeftShift: case OpKind::RightShift: {
-    auto v = castAll(n.type);
-    Value r = sb.binaryFunction(n.op, v[0], v[1], n.type);
-    if (!r) return fail(std::string("'") + opName(n.op) + "' is not supported on " + runtimeDTypeName(n.type) + " arrays");
-    return r;
-  }
-  case OpKind::IsNan: return sb.isNan(vals[0], typeOf(0));
-  case OpKind::IsInf: return sb.isInf(vals[0], typeOf(0));
-  case OpKind::Cast: return sb.cast(vals[0], typeOf(0), n.type);
-  case OpKind::Abs: case OpKind::Real: case OpKind::Imag: case OpKind::Arg: {
-    // The operation runs in the operand's type; the result may be real.
-    ElementType in = kindOf(typeOf(0)) == TypeKind::Complex ? typeOf(0) : n.type;
-    Value v = sb.cast(vals[0], typeOf(0), in);
-    Value r = sb.unary(n.op, v, in);
-    if (!r) return fail(std::string("'") + opName(n.op) + "' is not supported on " + runtimeDTypeName(in) + " arrays");
-    return sb.cast(r, kindOf(in) == TypeKind::Complex ? realPart(in) : in, n.type);
+  return Value();
+}
+case OpKind::LogicalXor: {
+  auto v = castAll(ElementType::Bool);
+  return arith::XOrIOp::create(sb.builder(), sb.loc(), v[0], v[1]);
+}
+case OpKind::ArcTan2:
+case OpKind::Hypot:
+case OpKind::CopySign:
+case OpKind::LogAddExp:
+case OpKind::LogAddExp2:
+case OpKind::FMax:
+case OpKind::FMin:
+case OpKind::BitAnd:
+case OpKind::BitOr:
+case OpKind::BitXor:
+case OpKind::LeftShift:
+case OpKind::RightShift: {
+  auto v = castAll(n.type);
+  Value r = sb.binaryFunction(n.op, v[0], v[1], n.type);
+  if (!r)
+    return fail(std::string("'") + opName(n.op) + "' is not supported on " +
+                runtimeDTypeName(n.type) + " arrays");
+  return r;
+}
+case OpKind::IsNan:
+  return sb.isNan(vals[0], typeOf(0));
+case OpKind::IsInf:
+  return sb.isInf(vals[0], typeOf(0));
+case OpKind::Cast:
+  return sb.cast(vals[0], typeOf(0), n.type);
+case OpKind::Abs:
+case OpKind::Real:
+case OpKind::Imag:
+case OpKind::Arg: {
+  // The operation runs in the operand's type; the result may be real.
+  ElementType in = kindOf(typeOf(0)) == TypeKind::Complex ? typeOf(0) : n.type;
+  Value v = sb.cast(vals[0], typeOf(0), in);
+  Value r = sb.unary(n.op, v, in);
+  if (!r)
+    return fail(std::string("'") + opName(n.op) + "' is not supported on " +
+                runtimeDTypeName(in) + " arrays");
+  return sb.cast(r, kindOf(in) == TypeKind::Complex ? realPart(in) : in,
+                 n.type);
   }
   default: {
     Value v = sb.cast(vals[0], typeOf(0), n.type);

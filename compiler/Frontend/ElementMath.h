@@ -53,7 +53,8 @@ public:
   /// A binary function in type `t` (operands cast to `t`): arctan2, hypot,
   /// copysign, logaddexp(2), fmax, fmin, the bitwise operations and shifts;
   /// null where NumPy has no loop for `t`.
-  mlir::Value binaryFunction(OpKind op, mlir::Value a, mlir::Value x, ElementType t);
+  mlir::Value binaryFunction(OpKind op, mlir::Value a, mlir::Value x,
+                             ElementType t);
   /// A unary function in type `t` (the operand already cast to `t`).
   mlir::Value unary(OpKind op, mlir::Value v, ElementType t);
   mlir::Value isNan(mlir::Value v, ElementType t);

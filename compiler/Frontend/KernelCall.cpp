@@ -58,11 +58,16 @@ const char *binaryOperator(OpKind k) {
   case OpKind::Gt: return ">";
   case OpKind::Ge: return ">=";
   case OpKind::And: return "&&";
-  case OpKind::BitAnd: return "&";
-  case OpKind::BitOr: return "|";
-  case OpKind::BitXor: return "^";
-  case OpKind::LeftShift: return "<<";
-  case OpKind::RightShift: return ">>";
+  case OpKind::BitAnd:
+    return "&";
+  case OpKind::BitOr:
+    return "|";
+  case OpKind::BitXor:
+    return "^";
+  case OpKind::LeftShift:
+    return "<<";
+  case OpKind::RightShift:
+    return ">>";
   case OpKind::Or: return "||";
   default: return nullptr;
   }

@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 
@@ -41,6 +42,8 @@ private:
   struct GroupState {
     FusedGroup *group;
     bool hasSpec = false;
+    const Node *specFrom =
+        nullptr; ///< the reduction whose axes and keepdims the group took
     llvm::DenseMap<const Node *, Space> space{}; // {}: the constructor is explicit (clang)
     /// Kept values whose NumPy shape is the keepdims shape (the reduced
     /// axes kept as 1), not the shape with them removed.
@@ -68,6 +71,17 @@ private:
       group->keepdims.value = st.keepdimsShape.count(root);
     settle(root, rootSpace == Space::Kept || rootSpace == Space::KeptB ? Space::Kept : Space::Full, st);
     group->isReduction = !group->reductions.empty();
+    // The reduction the group took its axes from may have been cut off
+    // after (a keepdims mean beside a kept all(x, -1) without it): its axes
+    // argument then lies in text the cut group's call replaced. Any
+    // reduction left in the group has the same axes (difftest seed 43 #142).
+    if (group->isReduction && st.specFrom &&
+        !llvm::is_contained(group->reductions, st.specFrom)) {
+      const Node *r = group->reductions.front();
+      group->axes = r->axes;
+      if (group->keepdims.kind != KeepdimsSpec::Kind::Constant)
+        group->keepdims = r->keepdims;
+    }
     groups_.push_back(std::move(group));
   }
 
@@ -171,6 +185,7 @@ private:
     }
     if (!st.hasSpec) {
       st.hasSpec = true;
+      st.specFrom = n;
       g.axes = n->axes;
       g.keepdims = n->keepdims;
     }

@@ -1271,9 +1271,12 @@ private:
       return {};
     if (name.size() > 1 && name.back() == 'f' && name != "erf")
       name.pop_back(); // sqrtf -> sqrt
-    static const llvm::StringSet<> known = {"sqrt", "rsqrt", "exp", "exp2", "log", "log2", "log10", "sin", "cos",
-                                            "tan", "tanh", "erf", "fabs", "abs", "floor", "ceil", "round", "trunc",
-                                            "pow", "atan2", "fmin", "fmax"};
+    static const llvm::StringSet<> known = {
+        "sqrt",  "rsqrt", "exp",   "exp2",  "log",  "log2",    "log10",
+        "sin",   "cos",   "tan",   "tanh",  "erf",  "fabs",    "abs",
+        "floor", "ceil",  "round", "trunc", "pow",  "atan2",   "fmin",
+        "fmax",  "sinh",  "cosh",  "asin",  "acos", "atan",    "asinh",
+        "acosh", "atanh", "expm1", "log1p", "cbrt", "copysign"};
     if (!known.contains(name) && callee->hasBody())
       return {}; // a template of the standard library (std::max, std::min): its body is inlined
     SmallVector<Value> args;
@@ -1314,6 +1317,18 @@ private:
                   .Case("atan2", [&] { return two(math::Atan2Op()); })
                   .Case("fmin", [&] { return two(arith::MinNumFOp()); })
                   .Case("fmax", [&] { return two(arith::MaxNumFOp()); })
+                  .Case("sinh", [&] { return one(math::SinhOp()); })
+                  .Case("cosh", [&] { return one(math::CoshOp()); })
+                  .Case("asin", [&] { return one(math::AsinOp()); })
+                  .Case("acos", [&] { return one(math::AcosOp()); })
+                  .Case("atan", [&] { return one(math::AtanOp()); })
+                  .Case("asinh", [&] { return one(math::AsinhOp()); })
+                  .Case("acosh", [&] { return one(math::AcoshOp()); })
+                  .Case("atanh", [&] { return one(math::AtanhOp()); })
+                  .Case("expm1", [&] { return one(math::ExpM1Op()); })
+                  .Case("log1p", [&] { return one(math::Log1pOp()); })
+                  .Case("cbrt", [&] { return one(math::CbrtOp()); })
+                  .Case("copysign", [&] { return two(math::CopySignOp()); })
                   .Default([] { return Value(); })();
     if (!r) {
       fail(call->getExprLoc(), "'" + callee->getNameAsString() + "' is not among the <cmath> functions " + where_ + " supports");

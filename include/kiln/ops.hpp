@@ -374,11 +374,11 @@ KILN_FLOAT_FUNCTION(exp2)
 /// Float functions of real arrays (NumPy also takes complex ones for the
 /// inverse trigonometric and hyperbolic functions, expm1 and log1p; Kiln
 /// does not yet: docs/operations.md).
-#define KILN_REAL_FLOAT_FUNCTION(NAME)                                                                         \
-  template <element T>                                                                                         \
-    requires(!is_std_complex<T>::value)                                                                        \
-  array<float_result_t<T>> NAME(const array<T> &x) {                                                           \
-    return detail::run<float_result_t<T>>(detail::op::NAME, x);                                                \
+#define KILN_REAL_FLOAT_FUNCTION(NAME)                                         \
+  template <element T>                                                         \
+  requires(!is_std_complex<T>::value) array<float_result_t<T>> NAME(           \
+      const array<T> &x) {                                                     \
+    return detail::run<float_result_t<T>>(detail::op::NAME, x);                \
   }
 KILN_REAL_FLOAT_FUNCTION(arcsin)
 KILN_REAL_FLOAT_FUNCTION(arccos)
@@ -393,13 +393,18 @@ KILN_REAL_FLOAT_FUNCTION(deg2rad)
 KILN_REAL_FLOAT_FUNCTION(rad2deg)
 #undef KILN_REAL_FLOAT_FUNCTION
 /// np.radians and np.degrees: deg2rad and rad2deg.
-template <element T> auto radians(const array<T> &x) -> decltype(deg2rad(x)) { return deg2rad(x); }
-template <element T> auto degrees(const array<T> &x) -> decltype(rad2deg(x)) { return rad2deg(x); }
+template <element T> auto radians(const array<T> &x) -> decltype(deg2rad(x)) {
+  return deg2rad(x);
+}
+template <element T> auto degrees(const array<T> &x) -> decltype(rad2deg(x)) {
+  return rad2deg(x);
+}
 /// |x| as a float (np.fabs: real arrays; integers give floats).
 template <element T>
-  requires(!is_std_complex<T>::value)
-array<float_result_t<T>> fabs(const array<T> &x) {
-  return detail::run<float_result_t<T>>(detail::op::abs, x.template astype<float_result_t<T>>());
+requires(!is_std_complex<T>::value) array<float_result_t<T>> fabs(
+    const array<T> &x) {
+  return detail::run<float_result_t<T>>(detail::op::abs,
+                                        x.template astype<float_result_t<T>>());
 }
 
 /// Rounds half to even to a float (np.rint: integers give floats); complex
@@ -409,14 +414,12 @@ template <element T> array<float_result_t<T>> rint(const array<T> &x) {
 }
 /// Rounds toward zero; integers and bools keep their dtype (NumPy >= 2.1).
 template <element T>
-  requires(!is_std_complex<T>::value)
-array<T> trunc(const array<T> &x) {
+requires(!is_std_complex<T>::value) array<T> trunc(const array<T> &x) {
   return detail::run<T>(detail::op::trunc, x);
 }
 /// np.fix: rounds toward zero (trunc).
 template <element T>
-  requires(!is_std_complex<T>::value)
-array<T> fix(const array<T> &x) {
+requires(!is_std_complex<T>::value) array<T> fix(const array<T> &x) {
   return trunc(x);
 }
 /// x * x; bools as int8 (NumPy's loop).
@@ -425,34 +428,38 @@ template <element T> array<no_bool_result_t<T>> square(const array<T> &x) {
 }
 /// +x, a copy (not defined for bool, as NumPy).
 template <element T>
-  requires(!std::is_same_v<T, bool>)
-array<T> positive(const array<T> &x) {
+requires(!std::is_same_v<T, bool>) array<T> positive(const array<T> &x) {
   return detail::run<T>(detail::op::positive, x);
 }
 /// -x as a function (np.negative).
 template <element T>
-  requires(!std::is_same_v<T, bool>)
-array<T> negative(const array<T> &x) {
+requires(!std::is_same_v<T, bool>) array<T> negative(const array<T> &x) {
   return -x;
 }
 /// np.absolute: abs.
-template <element T> array<real_result_t<T>> absolute(const array<T> &x) { return abs(x); }
+template <element T> array<real_result_t<T>> absolute(const array<T> &x) {
+  return abs(x);
+}
 /// Neither infinite nor NaN.
-template <element T> array<bool> isfinite(const array<T> &x) { return detail::run<bool>(detail::op::isfinite, x); }
+template <element T> array<bool> isfinite(const array<T> &x) {
+  return detail::run<bool>(detail::op::isfinite, x);
+}
 /// The sign bit is set (-0.0 and -NaN included); real arrays.
 template <element T>
-  requires(!is_std_complex<T>::value)
-array<bool> signbit(const array<T> &x) {
+requires(!is_std_complex<T>::value) array<bool> signbit(const array<T> &x) {
   return detail::run<bool>(detail::op::signbit, x);
 }
 
 /// Float functions of two real operands: arctan2(y, x), hypot, copysign,
 /// logaddexp (log(exp(a) + exp(b))), logaddexp2.
-#define KILN_REAL_FLOAT_BINARY(NAME)                                                                           \
-  template <class A, class B>                                                                                  \
-    requires binary_operands<A, B> && (!is_std_complex<arith_result_t<A, B>>::value)                           \
-  array<float_result_t<arith_result_t<A, B>>> NAME(const A &a, const B &b) {                                   \
-    return detail::run<float_result_t<arith_result_t<A, B>>>(detail::op::NAME, a, b);                          \
+#define KILN_REAL_FLOAT_BINARY(NAME)                                           \
+  template <class A, class B>                                                  \
+  requires binary_operands<A, B> &&                                            \
+      (!is_std_complex<arith_result_t<A, B>>::value)                           \
+          array<float_result_t<arith_result_t<A, B>>>                          \
+          NAME(const A &a, const B &b) {                                       \
+    return detail::run<float_result_t<arith_result_t<A, B>>>(detail::op::NAME, \
+                                                             a, b);            \
   }
 KILN_REAL_FLOAT_BINARY(arctan2)
 KILN_REAL_FLOAT_BINARY(hypot)
@@ -464,13 +471,13 @@ KILN_REAL_FLOAT_BINARY(logaddexp2)
 /// The larger (smaller) of each pair, ignoring a NaN when the other is a
 /// number (np.fmax, np.fmin); real operands.
 template <class A, class B>
-  requires binary_operands<A, B> && (!is_std_complex<arith_result_t<A, B>>::value)
-array<arith_result_t<A, B>> fmax(const A &a, const B &b) {
+requires binary_operands<A, B> &&(!is_std_complex<arith_result_t<A, B>>::value)
+    array<arith_result_t<A, B>> fmax(const A &a, const B &b) {
   return detail::run<arith_result_t<A, B>>(detail::op::fmax, a, b);
 }
 template <class A, class B>
-  requires binary_operands<A, B> && (!is_std_complex<arith_result_t<A, B>>::value)
-array<arith_result_t<A, B>> fmin(const A &a, const B &b) {
+requires binary_operands<A, B> &&(!is_std_complex<arith_result_t<A, B>>::value)
+    array<arith_result_t<A, B>> fmin(const A &a, const B &b) {
   return detail::run<arith_result_t<A, B>>(detail::op::fmin, a, b);
 }
 
@@ -495,16 +502,16 @@ template <class T>
 concept integral_operand = detail::is_integral_operand<T>();
 
 /// & | ^ of integers; on bools NumPy's logical and, or, xor.
-#define KILN_BITWISE(OPER, NAME)                                                                               \
-  template <class A, class B>                                                                                  \
-    requires binary_operands<A, B> && integral_operand<A> && integral_operand<B>                               \
-  array<arith_result_t<A, B>> OPER(const A &a, const B &b) {                                                   \
-    return detail::run<arith_result_t<A, B>>(detail::op::NAME, a, b);                                          \
-  }                                                                                                            \
-  template <class A, class B>                                                                                  \
-    requires binary_operands<A, B> && integral_operand<A> && integral_operand<B>                               \
-  array<arith_result_t<A, B>> NAME(const A &a, const B &b) {                                                   \
-    return OPER(a, b);                                                                                         \
+#define KILN_BITWISE(OPER, NAME)                                               \
+  template <class A, class B>                                                  \
+  requires binary_operands<A, B> && integral_operand<A> && integral_operand<B> \
+      array<arith_result_t<A, B>> OPER(const A &a, const B &b) {               \
+    return detail::run<arith_result_t<A, B>>(detail::op::NAME, a, b);          \
+  }                                                                            \
+  template <class A, class B>                                                  \
+  requires binary_operands<A, B> && integral_operand<A> && integral_operand<B> \
+      array<arith_result_t<A, B>> NAME(const A &a, const B &b) {               \
+    return OPER(a, b);                                                         \
   }
 KILN_BITWISE(operator&, bitwise_and)
 KILN_BITWISE(operator|, bitwise_or)
@@ -513,39 +520,35 @@ KILN_BITWISE(operator^, bitwise_xor)
 
 /// ~x: the bits flipped; on bools logical not.
 template <element T>
-  requires std::is_integral_v<T>
-array<T> operator~(const array<T> &x) {
-  return detail::run<T>(detail::op::invert, x);
-}
+requires std::is_integral_v<T> array<T>
+operator~(const array<T> &x) { return detail::run<T>(detail::op::invert, x); }
 template <element T>
-  requires std::is_integral_v<T>
-array<T> invert(const array<T> &x) {
+requires std::is_integral_v<T> array<T> invert(const array<T> &x) { return ~x; }
+template <element T>
+requires std::is_integral_v<T> array<T> bitwise_not(const array<T> &x) {
   return ~x;
 }
 template <element T>
-  requires std::is_integral_v<T>
-array<T> bitwise_not(const array<T> &x) {
-  return ~x;
-}
-template <element T>
-  requires std::is_integral_v<T>
-array<T> bitwise_invert(const array<T> &x) {
+requires std::is_integral_v<T> array<T> bitwise_invert(const array<T> &x) {
   return ~x;
 }
 
 /// a << b and a >> b of integers (bools as int8): NumPy's results for
 /// counts past the width (0, or -1 for a negative a shifted right) and for
 /// negative counts (the same: NumPy reads them as huge unsigned counts).
-#define KILN_SHIFT(OPER, NAME)                                                                                 \
-  template <class A, class B>                                                                                  \
-    requires binary_operands<A, B> && integral_operand<A> && integral_operand<B>                               \
-  array<no_bool_result_t<arith_result_t<A, B>>> OPER(const A &a, const B &b) {                                 \
-    return detail::run<no_bool_result_t<arith_result_t<A, B>>>(detail::op::NAME, a, b);                        \
-  }                                                                                                            \
-  template <class A, class B>                                                                                  \
-    requires binary_operands<A, B> && integral_operand<A> && integral_operand<B>                               \
-  array<no_bool_result_t<arith_result_t<A, B>>> NAME(const A &a, const B &b) {                                 \
-    return OPER(a, b);                                                                                         \
+#define KILN_SHIFT(OPER, NAME)                                                 \
+  template <class A, class B>                                                  \
+  requires binary_operands<A, B> && integral_operand<A> && integral_operand<B> \
+      array<no_bool_result_t<arith_result_t<A, B>>> OPER(const A &a,           \
+                                                         const B &b) {         \
+    return detail::run<no_bool_result_t<arith_result_t<A, B>>>(                \
+        detail::op::NAME, a, b);                                               \
+  }                                                                            \
+  template <class A, class B>                                                  \
+  requires binary_operands<A, B> && integral_operand<A> && integral_operand<B> \
+      array<no_bool_result_t<arith_result_t<A, B>>> NAME(const A &a,           \
+                                                         const B &b) {         \
+    return OPER(a, b);                                                         \
   }
 KILN_SHIFT(operator<<, left_shift)
 KILN_SHIFT(operator>>, right_shift)
@@ -553,18 +556,18 @@ KILN_SHIFT(operator>>, right_shift)
 
 /// np.logical_and, logical_or, logical_xor, logical_not of bool arrays.
 template <class A, class B>
-  requires binary_operands<A, B> && bool_operand<A> && bool_operand<B>
-array<bool> logical_and(const A &a, const B &b) {
+requires binary_operands<A, B> && bool_operand<A> && bool_operand<B> array<bool>
+logical_and(const A &a, const B &b) {
   return a && b;
 }
 template <class A, class B>
-  requires binary_operands<A, B> && bool_operand<A> && bool_operand<B>
-array<bool> logical_or(const A &a, const B &b) {
+requires binary_operands<A, B> && bool_operand<A> && bool_operand<B> array<bool>
+logical_or(const A &a, const B &b) {
   return a || b;
 }
 template <class A, class B>
-  requires binary_operands<A, B> && bool_operand<A> && bool_operand<B>
-array<bool> logical_xor(const A &a, const B &b) {
+requires binary_operands<A, B> && bool_operand<A> && bool_operand<B> array<bool>
+logical_xor(const A &a, const B &b) {
   return detail::run<bool>(detail::op::logical_xor, a, b);
 }
 inline array<bool> logical_not(const array<bool> &x) { return !x; }

@@ -130,10 +130,11 @@ array_base run_typed(op o, const shape &out,
     KILN_FLOAT_CASE(exp2, m::exp2(a))
     KILN_FLOAT_CASE(rint, m::round(a))
 #undef KILN_FLOAT_CASE
-#define KILN_REAL_FLOAT_CASE(NAME, EXPR)                                                                       \
-  case op::NAME:                                                                                               \
-    if constexpr (std::is_floating_point_v<T>)                                                                 \
-      return apply(out, [](T a) -> T { return EXPR; }, in(0));                                                 \
+#define KILN_REAL_FLOAT_CASE(NAME, EXPR)                                       \
+  case op::NAME:                                                               \
+    if constexpr (std::is_floating_point_v<T>)                                 \
+      return apply(                                                            \
+          out, [](T a) -> T { return EXPR; }, in(0));                          \
     break;
     KILN_REAL_FLOAT_CASE(arcsin, std::asin(a))
     KILN_REAL_FLOAT_CASE(arccos, std::acos(a))
@@ -147,10 +148,11 @@ array_base run_typed(op o, const shape &out,
     KILN_REAL_FLOAT_CASE(deg2rad, m::deg2rad(a))
     KILN_REAL_FLOAT_CASE(rad2deg, m::rad2deg(a))
 #undef KILN_REAL_FLOAT_CASE
-#define KILN_REAL_FLOAT_BINARY_CASE(NAME, EXPR)                                                                \
-  case op::NAME:                                                                                               \
-    if constexpr (std::is_floating_point_v<T>)                                                                 \
-      return apply(out, [](T a, T b) -> T { return EXPR; }, in(0), in(1));                                     \
+#define KILN_REAL_FLOAT_BINARY_CASE(NAME, EXPR)                                \
+  case op::NAME:                                                               \
+    if constexpr (std::is_floating_point_v<T>)                                 \
+      return apply(                                                            \
+          out, [](T a, T b) -> T { return EXPR; }, in(0), in(1));              \
     break;
     KILN_REAL_FLOAT_BINARY_CASE(arctan2, std::atan2(a, b))
     KILN_REAL_FLOAT_BINARY_CASE(hypot, std::hypot(a, b))
@@ -162,60 +164,82 @@ array_base run_typed(op o, const shape &out,
   case op::fmin:
     if constexpr (std::is_floating_point_v<T>) {
       if (o == op::fmax)
-        return apply(out, [](T a, T b) -> T { return std::fmax(a, b); }, in(0), in(1));
-      return apply(out, [](T a, T b) -> T { return std::fmin(a, b); }, in(0), in(1));
+        return apply(
+            out, [](T a, T b) -> T { return std::fmax(a, b); }, in(0), in(1));
+      return apply(
+          out, [](T a, T b) -> T { return std::fmin(a, b); }, in(0), in(1));
     } else if constexpr (is_real_v<T>) {
       if (o == op::fmax)
-        return apply(out, [](T a, T b) -> T { return a < b ? b : a; }, in(0), in(1));
-      return apply(out, [](T a, T b) -> T { return b < a ? b : a; }, in(0), in(1));
+        return apply(
+            out, [](T a, T b) -> T { return a < b ? b : a; }, in(0), in(1));
+      return apply(
+          out, [](T a, T b) -> T { return b < a ? b : a; }, in(0), in(1));
     }
     break;
   case op::trunc:
     if constexpr (is_real_v<T>)
-      return apply(out, [](T a) -> T { return m::trunc(a); }, in(0));
+      return apply(
+          out, [](T a) -> T { return m::trunc(a); }, in(0));
     break;
   case op::square:
     if constexpr (!std::is_same_v<T, bool>)
-      return apply(out, [](T a) -> T { return m::multiply(a, a); }, in(0));
+      return apply(
+          out, [](T a) -> T { return m::multiply(a, a); }, in(0));
     break;
   case op::positive:
     if constexpr (!std::is_same_v<T, bool>)
-      return apply(out, [](T a) -> T { return a; }, in(0));
+      return apply(
+          out, [](T a) -> T { return a; }, in(0));
     break;
   case op::isfinite:
-    return apply(out, [](T a) { return m::isfinite(a); }, in(0));
+    return apply(
+        out, [](T a) { return m::isfinite(a); }, in(0));
   case op::signbit:
     if constexpr (is_real_v<T>)
-      return apply(out, [](T a) { return m::signbit(a); }, in(0));
+      return apply(
+          out, [](T a) { return m::signbit(a); }, in(0));
     break;
   case op::invert:
     if constexpr (std::is_same_v<T, bool>)
-      return apply(out, [](T a) -> T { return !a; }, in(0));
+      return apply(
+          out, [](T a) -> T { return !a; }, in(0));
     else if constexpr (std::is_integral_v<T>)
-      return apply(out, [](T a) -> T { return static_cast<T>(~a); }, in(0));
+      return apply(
+          out, [](T a) -> T { return static_cast<T>(~a); }, in(0));
     break;
   case op::bitwise_and:
   case op::bitwise_or:
   case op::bitwise_xor:
     if constexpr (std::is_integral_v<T>) {
       if (o == op::bitwise_and)
-        return apply(out, [](T a, T b) -> T { return static_cast<T>(a & b); }, in(0), in(1));
+        return apply(
+            out, [](T a, T b) -> T { return static_cast<T>(a & b); }, in(0),
+            in(1));
       if (o == op::bitwise_or)
-        return apply(out, [](T a, T b) -> T { return static_cast<T>(a | b); }, in(0), in(1));
-      return apply(out, [](T a, T b) -> T { return static_cast<T>(a ^ b); }, in(0), in(1));
+        return apply(
+            out, [](T a, T b) -> T { return static_cast<T>(a | b); }, in(0),
+            in(1));
+      return apply(
+          out, [](T a, T b) -> T { return static_cast<T>(a ^ b); }, in(0),
+          in(1));
     }
     break;
   case op::left_shift:
   case op::right_shift:
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       if (o == op::left_shift)
-        return apply(out, [](T a, T b) -> T { return m::left_shift(a, b); }, in(0), in(1));
-      return apply(out, [](T a, T b) -> T { return m::right_shift(a, b); }, in(0), in(1));
+        return apply(
+            out, [](T a, T b) -> T { return m::left_shift(a, b); }, in(0),
+            in(1));
+      return apply(
+          out, [](T a, T b) -> T { return m::right_shift(a, b); }, in(0),
+          in(1));
     }
     break;
   case op::logical_xor:
     if constexpr (std::is_same_v<T, bool>)
-      return apply(out, [](T a, T b) { return a != b; }, in(0), in(1));
+      return apply(
+          out, [](T a, T b) { return a != b; }, in(0), in(1));
     break;
   case op::abs:
     return apply(

@@ -397,12 +397,14 @@ op_types resolve_types(op o, std::span<const operand> args) {
   case op::bitwise_and:
   case op::bitwise_or:
   case op::bitwise_xor:
-    if (kind_of(c) != scalar_kind::boolean && kind_of(c) != scalar_kind::integer)
+    if (kind_of(c) != scalar_kind::boolean &&
+        kind_of(c) != scalar_kind::integer)
       no_loop(o, c);
     return {c, c};
   case op::left_shift:
   case op::right_shift:
-    if (kind_of(c) != scalar_kind::boolean && kind_of(c) != scalar_kind::integer)
+    if (kind_of(c) != scalar_kind::boolean &&
+        kind_of(c) != scalar_kind::integer)
       no_loop(o, c);
     return {no_bool_type(c), no_bool_type(c)};
   case op::logical_xor:

@@ -347,8 +347,12 @@ template <class T> bool signbit(T a) {
 }
 
 /// np.deg2rad / rad2deg: one multiplication by the constant in T.
-template <class T> T deg2rad(T a) { return a * T(0.017453292519943295769236907684886127); }
-template <class T> T rad2deg(T a) { return a * T(57.295779513082320876798154814105170); }
+template <class T> T deg2rad(T a) {
+  return a * T(0.017453292519943295769236907684886127);
+}
+template <class T> T rad2deg(T a) {
+  return a * T(57.295779513082320876798154814105170);
+}
 
 /// NumPy's npy_logaddexp: log(exp(a) + exp(b)) without overflow; equal
 /// arguments (infinities included) give a + log(2).
@@ -378,12 +382,14 @@ template <class T> T logaddexp2(T a, T b) {
 /// it as a huge unsigned one) gives 0, or -1 for a negative a shifted right.
 template <class T> T left_shift(T a, T b) {
   using U = std::make_unsigned_t<T>;
-  if (static_cast<unsigned long long>(static_cast<long long>(b)) < sizeof(T) * 8)
+  if (static_cast<unsigned long long>(static_cast<long long>(b)) <
+      sizeof(T) * 8)
     return static_cast<T>(static_cast<U>(a) << b);
   return T(0);
 }
 template <class T> T right_shift(T a, T b) {
-  if (static_cast<unsigned long long>(static_cast<long long>(b)) < sizeof(T) * 8)
+  if (static_cast<unsigned long long>(static_cast<long long>(b)) <
+      sizeof(T) * 8)
     return static_cast<T>(a >> b);
   if constexpr (std::is_signed_v<T>)
     return a < 0 ? T(-1) : T(0);

@@ -26,12 +26,14 @@ template <class T> kiln::array<T> make(const std::vector<T> &v) {
     std::vector<std::uint8_t> bytes(v.begin(), v.end());
     return make(bytes).template astype<bool>();
   } else {
-    return kiln::asarray<T>(std::span<const T>(v.data(), v.size()), kiln::device::host());
+    return kiln::asarray<T>(std::span<const T>(v.data(), v.size()),
+                            kiln::device::host());
   }
 }
 
 /// Random doubles in [lo, hi] with some special values mixed in.
-std::vector<double> values(double lo, double hi, std::uint32_t seed, bool specials = true) {
+std::vector<double> values(double lo, double hi, std::uint32_t seed,
+                           bool specials = true) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<double> u(lo, hi);
   std::vector<double> v(200);
@@ -39,7 +41,8 @@ std::vector<double> values(double lo, double hi, std::uint32_t seed, bool specia
     x = u(gen);
   if (specials) {
     const double inf = std::numeric_limits<double>::infinity();
-    const std::vector<double> s = {0.0, -0.0, inf, -inf, std::nan(""), 1e-310, -1e-300, lo, hi};
+    const std::vector<double> s = {0.0,    -0.0,    inf, -inf, std::nan(""),
+                                   1e-310, -1e-300, lo,  hi};
     for (std::size_t i = 0; i < s.size(); ++i)
       v[i * 7] = s[i];
   }
@@ -48,7 +51,9 @@ std::vector<double> values(double lo, double hi, std::uint32_t seed, bool specia
 
 /// Max error in units of the result's epsilon (relative above 1, absolute
 /// below), NaN matching NaN and infinities matching exactly.
-template <class T, class F> double worst_error(const kiln::array<T> &got, const std::vector<double> &in, F ref) {
+template <class T, class F>
+double worst_error(const kiln::array<T> &got, const std::vector<double> &in,
+                   F ref) {
   const auto g = got.to_vector();
   double worst = 0;
   for (std::size_t i = 0; i < in.size(); ++i) {
@@ -65,26 +70,46 @@ template <class T, class F> double worst_error(const kiln::array<T> &got, const 
       continue;
     }
     const ld err = std::fabs(have - want) / std::max<ld>(1, std::fabs(want));
-    worst = std::max(worst, static_cast<double>(err / std::numeric_limits<T>::epsilon()));
+    worst = std::max(
+        worst, static_cast<double>(err / std::numeric_limits<T>::epsilon()));
   }
   return worst;
 }
 
 TEST(Ufuncs, ResultDtypes) {
-  static_assert(std::is_same_v<decltype(kiln::arcsin(kiln::array<std::int32_t>())), kiln::array<double>>);
-  static_assert(std::is_same_v<decltype(kiln::sinh(kiln::array<std::complex<float>>())),
-                               kiln::array<std::complex<float>>>);
-  static_assert(std::is_same_v<decltype(kiln::trunc(kiln::array<std::int8_t>())), kiln::array<std::int8_t>>);
-  static_assert(std::is_same_v<decltype(kiln::rint(kiln::array<std::int32_t>())), kiln::array<double>>);
-  static_assert(std::is_same_v<decltype(kiln::square(kiln::array<bool>())), kiln::array<std::int8_t>>);
-  static_assert(std::is_same_v<decltype(kiln::array<bool>() & kiln::array<bool>()), kiln::array<bool>>);
-  static_assert(std::is_same_v<decltype(kiln::array<bool>() << 1), kiln::array<std::int64_t>>);
-  static_assert(std::is_same_v<decltype(kiln::array<std::uint8_t>() >> kiln::array<std::int8_t>()),
-                               kiln::array<std::int32_t>>); // no int16 in Kiln yet (NumPy: int16)
-  static_assert(std::is_same_v<decltype(kiln::arctan2(kiln::array<float>(), 2.0)), kiln::array<float>>);
-  static_assert(std::is_same_v<decltype(kiln::fmax(kiln::array<std::int32_t>(), kiln::array<std::int64_t>())),
+  static_assert(
+      std::is_same_v<decltype(kiln::arcsin(kiln::array<std::int32_t>())),
+                     kiln::array<double>>);
+  static_assert(
+      std::is_same_v<decltype(kiln::sinh(kiln::array<std::complex<float>>())),
+                     kiln::array<std::complex<float>>>);
+  static_assert(
+      std::is_same_v<decltype(kiln::trunc(kiln::array<std::int8_t>())),
+                     kiln::array<std::int8_t>>);
+  static_assert(
+      std::is_same_v<decltype(kiln::rint(kiln::array<std::int32_t>())),
+                     kiln::array<double>>);
+  static_assert(std::is_same_v<decltype(kiln::square(kiln::array<bool>())),
+                               kiln::array<std::int8_t>>);
+  static_assert(
+      std::is_same_v<decltype(kiln::array<bool>() & kiln::array<bool>()),
+                     kiln::array<bool>>);
+  static_assert(std::is_same_v<decltype(kiln::array<bool>() << 1),
                                kiln::array<std::int64_t>>);
-  static_assert(std::is_same_v<decltype(kiln::isfinite(kiln::array<std::complex<double>>())), kiln::array<bool>>);
+  static_assert(
+      std::is_same_v<
+          decltype(kiln::array<std::uint8_t>() >> kiln::array<std::int8_t>()),
+          kiln::array<std::int32_t>>); // no int16 in Kiln yet (NumPy: int16)
+  static_assert(
+      std::is_same_v<decltype(kiln::arctan2(kiln::array<float>(), 2.0)),
+                     kiln::array<float>>);
+  static_assert(
+      std::is_same_v<decltype(kiln::fmax(kiln::array<std::int32_t>(),
+                                         kiln::array<std::int64_t>())),
+                     kiln::array<std::int64_t>>);
+  static_assert(std::is_same_v<decltype(kiln::isfinite(
+                                   kiln::array<std::complex<double>>())),
+                               kiln::array<bool>>);
 }
 
 TEST(Ufuncs, UnaryAgainstLongDouble) {
@@ -95,25 +120,42 @@ TEST(Ufuncs, UnaryAgainstLongDouble) {
     double lo, hi, ulps;
   };
   const std::vector<unary> cases = {
-      {"arcsin", [](const kiln::array<double> &x) { return kiln::arcsin(x); }, [](ld v) { return std::asin(v); }, -1, 1, 2},
-      {"arccos", [](const kiln::array<double> &x) { return kiln::arccos(x); }, [](ld v) { return std::acos(v); }, -1, 1, 2},
-      {"arctan", [](const kiln::array<double> &x) { return kiln::arctan(x); }, [](ld v) { return std::atan(v); }, -50, 50, 2},
-      {"sinh", [](const kiln::array<double> &x) { return kiln::sinh(x); }, [](ld v) { return std::sinh(v); }, -20, 20, 4},
-      {"cosh", [](const kiln::array<double> &x) { return kiln::cosh(x); }, [](ld v) { return std::cosh(v); }, -20, 20, 4},
-      {"arcsinh", [](const kiln::array<double> &x) { return kiln::arcsinh(x); }, [](ld v) { return std::asinh(v); }, -1e3, 1e3, 4},
-      {"arccosh", [](const kiln::array<double> &x) { return kiln::arccosh(x); }, [](ld v) { return std::acosh(v); }, 1, 1e3, 4},
-      {"arctanh", [](const kiln::array<double> &x) { return kiln::arctanh(x); }, [](ld v) { return std::atanh(v); }, -1, 1, 4},
-      {"exp2", [](const kiln::array<double> &x) { return kiln::exp2(x); }, [](ld v) { return std::exp2(v); }, -60, 60, 2},
-      {"expm1", [](const kiln::array<double> &x) { return kiln::expm1(x); }, [](ld v) { return std::expm1(v); }, -5, 5, 2},
-      {"log1p", [](const kiln::array<double> &x) { return kiln::log1p(x); }, [](ld v) { return std::log1p(v); }, -1, 100, 2},
-      {"cbrt", [](const kiln::array<double> &x) { return kiln::cbrt(x); }, [](ld v) { return std::cbrt(v); }, -1e6, 1e6, 2},
+      {"arcsin", [](const kiln::array<double> &x) { return kiln::arcsin(x); },
+       [](ld v) { return std::asin(v); }, -1, 1, 2},
+      {"arccos", [](const kiln::array<double> &x) { return kiln::arccos(x); },
+       [](ld v) { return std::acos(v); }, -1, 1, 2},
+      {"arctan", [](const kiln::array<double> &x) { return kiln::arctan(x); },
+       [](ld v) { return std::atan(v); }, -50, 50, 2},
+      {"sinh", [](const kiln::array<double> &x) { return kiln::sinh(x); },
+       [](ld v) { return std::sinh(v); }, -20, 20, 4},
+      {"cosh", [](const kiln::array<double> &x) { return kiln::cosh(x); },
+       [](ld v) { return std::cosh(v); }, -20, 20, 4},
+      {"arcsinh", [](const kiln::array<double> &x) { return kiln::arcsinh(x); },
+       [](ld v) { return std::asinh(v); }, -1e3, 1e3, 4},
+      {"arccosh", [](const kiln::array<double> &x) { return kiln::arccosh(x); },
+       [](ld v) { return std::acosh(v); }, 1, 1e3, 4},
+      {"arctanh", [](const kiln::array<double> &x) { return kiln::arctanh(x); },
+       [](ld v) { return std::atanh(v); }, -1, 1, 4},
+      {"exp2", [](const kiln::array<double> &x) { return kiln::exp2(x); },
+       [](ld v) { return std::exp2(v); }, -60, 60, 2},
+      {"expm1", [](const kiln::array<double> &x) { return kiln::expm1(x); },
+       [](ld v) { return std::expm1(v); }, -5, 5, 2},
+      {"log1p", [](const kiln::array<double> &x) { return kiln::log1p(x); },
+       [](ld v) { return std::log1p(v); }, -1, 100, 2},
+      {"cbrt", [](const kiln::array<double> &x) { return kiln::cbrt(x); },
+       [](ld v) { return std::cbrt(v); }, -1e6, 1e6, 2},
       {"deg2rad", [](const kiln::array<double> &x) { return kiln::deg2rad(x); },
-       [](ld v) { return v * (3.14159265358979323846264338327950288L / 180); }, -720, 720, 2},
+       [](ld v) { return v * (3.14159265358979323846264338327950288L / 180); },
+       -720, 720, 2},
       {"rad2deg", [](const kiln::array<double> &x) { return kiln::rad2deg(x); },
-       [](ld v) { return v * (180 / 3.14159265358979323846264338327950288L); }, -7, 7, 2},
-      {"rint", [](const kiln::array<double> &x) { return kiln::rint(x); }, [](ld v) { return std::nearbyint(v); }, -9, 9, 0},
-      {"trunc", [](const kiln::array<double> &x) { return kiln::trunc(x); }, [](ld v) { return std::trunc(v); }, -9, 9, 0},
-      {"square", [](const kiln::array<double> &x) { return kiln::square(x); }, [](ld v) { return v * v; }, -1e3, 1e3, 1},
+       [](ld v) { return v * (180 / 3.14159265358979323846264338327950288L); },
+       -7, 7, 2},
+      {"rint", [](const kiln::array<double> &x) { return kiln::rint(x); },
+       [](ld v) { return std::nearbyint(v); }, -9, 9, 0},
+      {"trunc", [](const kiln::array<double> &x) { return kiln::trunc(x); },
+       [](ld v) { return std::trunc(v); }, -9, 9, 0},
+      {"square", [](const kiln::array<double> &x) { return kiln::square(x); },
+       [](ld v) { return v * v; }, -1e3, 1e3, 1},
   };
   std::uint32_t seed = 1;
   for (const unary &c : cases) {
@@ -123,12 +165,16 @@ TEST(Ufuncs, UnaryAgainstLongDouble) {
   // float32 computes in float32.
   const std::vector<double> in = values(-1, 1, 99);
   std::vector<float> inf(in.begin(), in.end());
-  EXPECT_LE(worst_error(kiln::arcsin(make(inf)), in, [](ld v) { return std::asin(v); }), 2.0);
+  EXPECT_LE(worst_error(kiln::arcsin(make(inf)), in,
+                        [](ld v) { return std::asin(v); }),
+            2.0);
 }
 
 TEST(Ufuncs, BinaryAgainstLongDouble) {
-  const std::vector<double> a = values(-50, 50, 7), b = values(-50, 50, 8, false);
-  auto check = [&](const char *name, const kiln::array<double> &got, auto ref, double ulps) {
+  const std::vector<double> a = values(-50, 50, 7),
+                            b = values(-50, 50, 8, false);
+  auto check = [&](const char *name, const kiln::array<double> &got, auto ref,
+                   double ulps) {
     const auto g = got.to_vector();
     double worst = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -141,78 +187,128 @@ TEST(Ufuncs, BinaryAgainstLongDouble) {
         EXPECT_EQ(ld(g[i]), want) << name << " " << a[i] << " " << b[i];
         continue;
       }
-      worst = std::max(worst, double(std::fabs(g[i] - want) / std::max<ld>(1, std::fabs(want)) /
+      worst = std::max(worst, double(std::fabs(g[i] - want) /
+                                     std::max<ld>(1, std::fabs(want)) /
                                      std::numeric_limits<double>::epsilon()));
     }
     EXPECT_LE(worst, ulps) << name;
   };
   const auto x = make(a), y = make(b);
-  check("arctan2", kiln::arctan2(x, y), [](ld p, ld q) { return std::atan2(p, q); }, 2);
-  check("hypot", kiln::hypot(x, y), [](ld p, ld q) { return std::hypot(p, q); }, 2);
-  check("copysign", kiln::copysign(x, y), [](ld p, ld q) { return std::copysign(p, q); }, 0);
+  check(
+      "arctan2", kiln::arctan2(x, y),
+      [](ld p, ld q) { return std::atan2(p, q); }, 2);
+  check(
+      "hypot", kiln::hypot(x, y), [](ld p, ld q) { return std::hypot(p, q); },
+      2);
+  check(
+      "copysign", kiln::copysign(x, y),
+      [](ld p, ld q) { return std::copysign(p, q); }, 0);
   auto logaddexp = [](ld p, ld q) {
     if (p == q)
       return p + std::log(2.0L);
     return std::max(p, q) + std::log1p(std::exp(-std::fabs(p - q)));
   };
   check("logaddexp", kiln::logaddexp(x, y), logaddexp, 4);
-  check("logaddexp2", kiln::logaddexp2(x, y),
-        [](ld p, ld q) {
-          if (p == q)
-            return p + 1;
-          return std::max(p, q) + std::log2(1 + std::exp2(-std::fabs(p - q)));
-        },
-        4);
+  check(
+      "logaddexp2", kiln::logaddexp2(x, y),
+      [](ld p, ld q) {
+        if (p == q)
+          return p + 1;
+        return std::max(p, q) + std::log2(1 + std::exp2(-std::fabs(p - q)));
+      },
+      4);
 }
 
 TEST(Ufuncs, NumPysCorners) {
-  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  const double inf = std::numeric_limits<double>::infinity(),
+               nan = std::nan("");
   // logaddexp of equal infinities (NumPy: inf; -inf + log 2 = -inf).
-  EXPECT_EQ(kiln::logaddexp(make<double>({inf, -inf, 1.0}), make<double>({inf, -inf, nan})).to_vector()[0], inf);
-  EXPECT_EQ(kiln::logaddexp(make<double>({-inf}), make<double>({-inf})).to_vector()[0], -inf);
-  EXPECT_TRUE(std::isnan(kiln::logaddexp(make<double>({1.0}), make<double>({nan})).to_vector()[0]));
+  EXPECT_EQ(kiln::logaddexp(make<double>({inf, -inf, 1.0}),
+                            make<double>({inf, -inf, nan}))
+                .to_vector()[0],
+            inf);
+  EXPECT_EQ(kiln::logaddexp(make<double>({-inf}), make<double>({-inf}))
+                .to_vector()[0],
+            -inf);
+  EXPECT_TRUE(
+      std::isnan(kiln::logaddexp(make<double>({1.0}), make<double>({nan}))
+                     .to_vector()[0]));
   // fmax/fmin ignore one NaN; NaN only from two.
-  EXPECT_EQ(kiln::fmax(make<double>({nan, 1.0}), make<double>({2.0, nan})).to_vector(), (std::vector<double>{2.0, 1.0}));
-  EXPECT_EQ(kiln::fmin(make<double>({nan, 1.0}), make<double>({2.0, nan})).to_vector(), (std::vector<double>{2.0, 1.0}));
+  EXPECT_EQ(kiln::fmax(make<double>({nan, 1.0}), make<double>({2.0, nan}))
+                .to_vector(),
+            (std::vector<double>{2.0, 1.0}));
+  EXPECT_EQ(kiln::fmin(make<double>({nan, 1.0}), make<double>({2.0, nan}))
+                .to_vector(),
+            (std::vector<double>{2.0, 1.0}));
   EXPECT_TRUE(std::isnan(kiln::fmax(make<double>({nan}), nan).to_vector()[0]));
   // hypot: inf beside NaN.
-  EXPECT_EQ(kiln::hypot(make<double>({inf, nan}), make<double>({nan, -inf})).to_vector(), (std::vector<double>{inf, inf}));
+  EXPECT_EQ(kiln::hypot(make<double>({inf, nan}), make<double>({nan, -inf}))
+                .to_vector(),
+            (std::vector<double>{inf, inf}));
   // signbit and isfinite.
-  EXPECT_EQ(kiln::signbit(make<double>({-0.0, 0.0, -1.0, -nan})).to_vector(), (std::vector<bool>{true, false, true, true}));
-  EXPECT_EQ(kiln::signbit(make<std::int32_t>({-1, 0, 5})).to_vector(), (std::vector<bool>{true, false, false}));
-  EXPECT_EQ(kiln::isfinite(make<double>({1.0, inf, nan})).to_vector(), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(kiln::signbit(make<double>({-0.0, 0.0, -1.0, -nan})).to_vector(),
+            (std::vector<bool>{true, false, true, true}));
+  EXPECT_EQ(kiln::signbit(make<std::int32_t>({-1, 0, 5})).to_vector(),
+            (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(kiln::isfinite(make<double>({1.0, inf, nan})).to_vector(),
+            (std::vector<bool>{true, false, false}));
   // Shifts: a count past the width or negative gives 0 (-1 for negative >>).
   const auto ones = make<std::int8_t>({1, 1, 1, -8, -8, 64});
   const auto counts = make<std::int8_t>({7, 8, -1, 2, 9, 1});
-  EXPECT_EQ((ones << counts).to_vector(), (std::vector<std::int8_t>{-128, 0, 0, -32, 0, -128}));
-  EXPECT_EQ((ones >> counts).to_vector(), (std::vector<std::int8_t>{0, 0, 0, -2, -1, 32}));
-  EXPECT_EQ((make<std::uint8_t>({200}) >> 9).to_vector(), (std::vector<std::uint8_t>{0}));
+  EXPECT_EQ((ones << counts).to_vector(),
+            (std::vector<std::int8_t>{-128, 0, 0, -32, 0, -128}));
+  EXPECT_EQ((ones >> counts).to_vector(),
+            (std::vector<std::int8_t>{0, 0, 0, -2, -1, 32}));
+  EXPECT_EQ((make<std::uint8_t>({200}) >> 9).to_vector(),
+            (std::vector<std::uint8_t>{0}));
   // Bitwise on integers, logic on bools.
-  EXPECT_EQ((make<std::int32_t>({12, -1}) & 10).to_vector(), (std::vector<std::int32_t>{8, 10}));
-  EXPECT_EQ((make<std::int32_t>({12, -1}) | 3).to_vector(), (std::vector<std::int32_t>{15, -1}));
-  EXPECT_EQ((make<std::int32_t>({12, -1}) ^ 5).to_vector(), (std::vector<std::int32_t>{9, -6}));
-  EXPECT_EQ((~make<std::uint8_t>({0, 5})).to_vector(), (std::vector<std::uint8_t>{255, 250}));
-  const auto p = make<bool>({true, true, false, false}), q = make<bool>({true, false, true, false});
-  EXPECT_EQ((p & q).to_vector(), (std::vector<bool>{true, false, false, false}));
+  EXPECT_EQ((make<std::int32_t>({12, -1}) & 10).to_vector(),
+            (std::vector<std::int32_t>{8, 10}));
+  EXPECT_EQ((make<std::int32_t>({12, -1}) | 3).to_vector(),
+            (std::vector<std::int32_t>{15, -1}));
+  EXPECT_EQ((make<std::int32_t>({12, -1}) ^ 5).to_vector(),
+            (std::vector<std::int32_t>{9, -6}));
+  EXPECT_EQ((~make<std::uint8_t>({0, 5})).to_vector(),
+            (std::vector<std::uint8_t>{255, 250}));
+  const auto p = make<bool>({true, true, false, false}),
+             q = make<bool>({true, false, true, false});
+  EXPECT_EQ((p & q).to_vector(),
+            (std::vector<bool>{true, false, false, false}));
   EXPECT_EQ((p | q).to_vector(), (std::vector<bool>{true, true, true, false}));
   EXPECT_EQ((p ^ q).to_vector(), (std::vector<bool>{false, true, true, false}));
   EXPECT_EQ((~p).to_vector(), (std::vector<bool>{false, false, true, true}));
   EXPECT_EQ(kiln::logical_xor(p, q).to_vector(), (p ^ q).to_vector());
   // trunc keeps integers; square of bool is int8; positive copies.
-  EXPECT_EQ(kiln::trunc(make<std::int32_t>({-3, 4})).to_vector(), (std::vector<std::int32_t>{-3, 4}));
-  EXPECT_EQ(kiln::trunc(make<double>({-2.7, -0.5, 2.7})).to_vector(), (std::vector<double>{-2.0, -0.0, 2.0}));
-  EXPECT_EQ(kiln::square(p).to_vector(), (std::vector<std::int8_t>{1, 1, 0, 0}));
-  EXPECT_EQ(kiln::square(make<std::int8_t>({12})).to_vector(), (std::vector<std::int8_t>{-112})); // wraps
+  EXPECT_EQ(kiln::trunc(make<std::int32_t>({-3, 4})).to_vector(),
+            (std::vector<std::int32_t>{-3, 4}));
+  EXPECT_EQ(kiln::trunc(make<double>({-2.7, -0.5, 2.7})).to_vector(),
+            (std::vector<double>{-2.0, -0.0, 2.0}));
+  EXPECT_EQ(kiln::square(p).to_vector(),
+            (std::vector<std::int8_t>{1, 1, 0, 0}));
+  EXPECT_EQ(kiln::square(make<std::int8_t>({12})).to_vector(),
+            (std::vector<std::int8_t>{-112})); // wraps
   // Complex sinh, cosh, exp2, rint, square.
   const std::complex<double> z(0.3, -1.2);
-  auto one = [&](auto f) { return f(kiln::asarray<std::complex<double>>(std::span<const std::complex<double>>(&z, 1),
-                                                                        kiln::device::host()))
-                               .to_vector()[0]; };
-  EXPECT_LT(std::abs(one([](const auto &a) { return kiln::sinh(a); }) - std::sinh(z)), 1e-15);
-  EXPECT_LT(std::abs(one([](const auto &a) { return kiln::cosh(a); }) - std::cosh(z)), 1e-15);
-  EXPECT_LT(std::abs(one([](const auto &a) { return kiln::exp2(a); }) - std::exp(z * std::log(2.0))), 1e-15);
-  EXPECT_EQ(one([](const auto &a) { return kiln::rint(a); }), std::complex<double>(0.0, -1.0));
-  EXPECT_LT(std::abs(one([](const auto &a) { return kiln::square(a); }) - z * z), 1e-15);
+  auto one = [&](auto f) {
+    return f(kiln::asarray<std::complex<double>>(
+                 std::span<const std::complex<double>>(&z, 1),
+                 kiln::device::host()))
+        .to_vector()[0];
+  };
+  EXPECT_LT(
+      std::abs(one([](const auto &a) { return kiln::sinh(a); }) - std::sinh(z)),
+      1e-15);
+  EXPECT_LT(
+      std::abs(one([](const auto &a) { return kiln::cosh(a); }) - std::cosh(z)),
+      1e-15);
+  EXPECT_LT(std::abs(one([](const auto &a) { return kiln::exp2(a); }) -
+                     std::exp(z * std::log(2.0))),
+            1e-15);
+  EXPECT_EQ(one([](const auto &a) { return kiln::rint(a); }),
+            std::complex<double>(0.0, -1.0));
+  EXPECT_LT(
+      std::abs(one([](const auto &a) { return kiln::square(a); }) - z * z),
+      1e-15);
 }
 
 TEST(Ufuncs, NumPysRefusals) {
@@ -226,7 +322,9 @@ TEST(Ufuncs, NumPysRefusals) {
       [&] { (void)kiln::detail::eager(kiln::detail::op::positive, {b}); },
       "ufunc 'positive' not supported for the input type bool");
   expect_message<kiln::value_error>(
-      [&] { (void)kiln::detail::eager(kiln::detail::op::left_shift, {d, d}); },
+      [&] {
+        (void)kiln::detail::eager(kiln::detail::op::left_shift, {d, d});
+      },
       "ufunc 'left_shift' not supported for the input type float64");
 }
 
