@@ -329,7 +329,9 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
       "func.func(convert-complex-to-standard),convert-vector-to-scf,"
       "convert-scf-to-cf,expand-strided-metadata,"
       "convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
-      "convert-math-to-libm,"
+      // libm calls of vector operands (acosh, cbrt, ... of a reduction's
+      // vector) come unrolled through vector.extract/insert, lowered after.
+      "convert-math-to-libm,convert-vector-to-llvm,"
       "convert-complex-to-llvm,convert-arith-to-llvm,convert-ub-to-llvm,convert-cf-to-llvm,"
       "convert-func-to-llvm,"
       "convert-index-to-llvm,reconcile-unrealized-casts";
