@@ -105,6 +105,18 @@ struct dense_matrix {
   ~dense_matrix() { lib.cusparseDestroyDnMat(d); }
 };
 
+/// alpha = 1 and beta = 0 as host values for cuSPARSE's generic calls of
+/// compute type `type` (a complex constant's real part serves the real types).
+struct unit_scalars {
+  const void *one, *zero;
+};
+unit_scalars units_for(cudaDataType type) {
+  static const std::complex<double> one_d(1, 0), zero_d(0, 0);
+  static const std::complex<float> one_f(1, 0), zero_f(0, 0);
+  const bool single = type == CUDA_R_32F || type == CUDA_C_32F;
+  return single ? unit_scalars{&one_f, &zero_f} : unit_scalars{&one_d, &zero_d};
+}
+
 void gpu_multiply(const compressed &a, const array_base &x, const array_base &y) {
   namespace cs = kiln::detail::cusparse;
   const device dev = a.data.device();
@@ -115,11 +127,7 @@ void gpu_multiply(const compressed &a, const array_base &x, const array_base &y)
   gpu_state &st = state_of(a, lib);
   std::lock_guard<std::mutex> lock(st.use);
   const cudaDataType type = kiln::detail::cuda::data_type_of(a.data.dtype());
-  const std::complex<double> one_d(1, 0), zero_d(0, 0);
-  const std::complex<float> one_f(1, 0), zero_f(0, 0);
-  const bool single = type == CUDA_R_32F || type == CUDA_C_32F;
-  const void *one = single ? static_cast<const void *>(&one_f) : static_cast<const void *>(&one_d);
-  const void *zero = single ? static_cast<const void *>(&zero_f) : static_cast<const void *>(&zero_d);
+  const auto [one, zero] = units_for(type);
   if (x.ndim() == 1) {
     const dense_vector vx(lib, x), vy(lib, y);
     if (!st.spmv_ready) {
@@ -204,13 +212,7 @@ compressed gpu_spgemm(const compressed &a, const compressed &b) {
   cusparseHandle_t h =
       cs::handle(lib, dev, stream::current(dev).native_handle());
   const cudaDataType type = kiln::detail::cuda::data_type_of(t);
-  const std::complex<double> one_d(1, 0), zero_d(0, 0);
-  const std::complex<float> one_f(1, 0), zero_f(0, 0);
-  const bool single = type == CUDA_R_32F || type == CUDA_C_32F;
-  const void *one = single ? static_cast<const void *>(&one_f)
-                           : static_cast<const void *>(&one_d);
-  const void *zero = single ? static_cast<const void *>(&zero_f)
-                            : static_cast<const void *>(&zero_d);
+  const auto [one, zero] = units_for(type);
   const csr_descriptor da(lib, a.rows, a.cols, &a, t),
       db(lib, b.rows, b.cols, &b, t), dc(lib, a.rows, b.cols, nullptr, t);
   struct spgemm_descriptor {
