@@ -82,7 +82,8 @@ void printFusionReport(llvm::raw_ostream &os, const std::string &source,
   auto plural = [](unsigned n, const char *one, const char *many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
-  // "reduces": what a reduction kernel reduces over; "bytes/element":
+  // "reduces": what a reduction kernel reduces over (a stencil kernel: its
+  // convolution and boundary); "bytes/element":
   // bytes read and written per element of the iteration space (plus, for
   // reductions, per element of the kept space: kept inputs and outputs).
   constexpr size_t numColumns = 7;

@@ -258,9 +258,51 @@ std::optional<OpKind> classifyCall(const Expr *e, llvm::SmallVectorImpl<const Ex
   return std::nullopt;
 }
 
+std::optional<StencilCall> classifyStencil(const Expr *e, ASTContext &ctx) {
+  const auto *call = dyn_cast_or_null<CallExpr>(stripImplicit(e));
+  if (!call || call->getNumArgs() != 5)
+    return std::nullopt;
+  const FunctionDecl *fd = call->getDirectCallee();
+  if (!fd || !fd->getIdentifier() ||
+      (fd->getName() != "convolve2d" && fd->getName() != "correlate2d"))
+    return std::nullopt;
+  const auto *ns =
+      dyn_cast<NamespaceDecl>(fd->getDeclContext()->getRedeclContext());
+  if (!ns || ns->getName() != "signal" || !inKilnNamespace(ns))
+    return std::nullopt;
+  std::optional<ElementType> type = arrayElementType(call->getType());
+  if (!type ||
+      *type ==
+          ElementType::Bool) // bool sums are logical ORs: the runtime's loop
+    return std::nullopt;
+  // mode::same (the output has the image's shape) and a boundary, both
+  // known here; anything else is the runtime's call.
+  auto constant = [&](const Expr *a) -> std::optional<long long> {
+    Expr::EvalResult r;
+    if (a->isValueDependent() || !a->EvaluateAsInt(r, ctx) || r.HasSideEffects)
+      return std::nullopt;
+    return r.Val.getInt().getExtValue();
+  };
+  std::optional<long long> mode = constant(call->getArg(2)),
+                           boundary = constant(call->getArg(3));
+  if (mode != 1 || !boundary || *boundary < 0 ||
+      *boundary > 2) // mode::same; fill, wrap, symm
+    return std::nullopt;
+  StencilCall s;
+  s.image = call->getArg(0);
+  s.filter = call->getArg(1);
+  if (!isa<CXXDefaultArgExpr>(call->getArg(4)))
+    s.fill = call->getArg(4);
+  s.correlate = fd->getName() == "correlate2d";
+  s.boundary = static_cast<StencilBoundary>(*boundary);
+  return s;
+}
+
 bool isFusableCall(const Expr *e, ASTContext &ctx) {
   llvm::SmallVector<const Expr *, 4> args;
-  if (classifyCall(e, args) || classifyCompoundAssign(e) || classifyMaskedAssign(e) || fusedAssign(e, ctx))
+  if (classifyCall(e, args) || classifyStencil(e, ctx) ||
+      classifyCompoundAssign(e) || classifyMaskedAssign(e) ||
+      fusedAssign(e, ctx))
     return true;
   auto r = classifyReduction(e);
   if (!r)
@@ -293,6 +335,11 @@ void fusableOperands(const Expr *e, ASTContext &ctx, llvm::SmallVectorImpl<const
     out.push_back(r->operand);
     if (r->ddof)
       out.push_back(r->ddof);
+  }
+  if (auto st = classifyStencil(e, ctx)) {
+    out.append({st->image, st->filter});
+    if (st->fill)
+      out.push_back(st->fill);
   }
 }
 
@@ -362,6 +409,8 @@ Node *TreeBuilder::visit(const Expr *e, ExprTree &t, unsigned depth) {
     t.nodes.push_back(std::move(node));
     return t.nodes.back().get();
   }
+  if (classifyStencil(e, ctx_))
+    return makeStencil(e, t, depth);
   if (isFusableCall(e, ctx_))
     return makeReduce(e, t, depth);
   if (locals_) {
@@ -691,6 +740,43 @@ Node *TreeBuilder::makeReduce(const Expr *e, ExprTree &t, unsigned depth) {
     }
     node->operands.push_back(ddof);
   }
+  t.nodes.push_back(std::move(node));
+  return t.nodes.back().get();
+}
+
+Node *TreeBuilder::makeStencil(const Expr *e, ExprTree &t, unsigned depth) {
+  StencilCall call = *classifyStencil(e, ctx_);
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::Stencil;
+  node->type = *arrayElementType(e->getType());
+  node->expr = e;
+  node->correlate = call.correlate;
+  node->boundary = call.boundary;
+  for (const Expr *a : {call.image, call.filter}) {
+    Node *child = visit(a, t, depth + 1);
+    if (!child)
+      return nullptr;
+    node->operands.push_back(child);
+  }
+  // The fill value as written, before its conversion to std::complex<double>
+  // (a float stays a float scalar); the default is the constant 0.
+  Node *fill = nullptr;
+  if (call.fill) {
+    const Expr *f = stripImplicit(call.fill);
+    if (const auto *k = dyn_cast<CXXConstructExpr>(f);
+        k && k->getNumArgs() >= 1 &&
+        !k->getConstructor()->isCopyOrMoveConstructor() &&
+        llvm::all_of(llvm::drop_begin(k->arguments()),
+                     [](const Expr *a) { return isa<CXXDefaultArgExpr>(a); }) &&
+        scalarElementType(stripImplicit(k->getArg(0))->getType()))
+      f = stripImplicit(k->getArg(0));
+    fill = makeLeaf(f, t);
+  } else {
+    fill = constantNode(t, e, ElementType::Float64, 0);
+  }
+  if (!fill)
+    return nullptr;
+  node->operands.push_back(fill);
   t.nodes.push_back(std::move(node));
   return t.nodes.back().get();
 }

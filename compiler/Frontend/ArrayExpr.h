@@ -145,8 +145,11 @@ struct KeepdimsSpec {
   bool sameAs(const KeepdimsSpec &o) const;
 };
 
+/// The boundaries of SciPy's convolve2d (kiln::signal::boundary).
+enum class StencilBoundary { Fill, Wrap, Symm };
+
 struct Node {
-  enum class Kind { Op, Reduce, Input, Scalar, Constant } kind;
+  enum class Kind { Op, Reduce, Stencil, Input, Scalar, Constant } kind;
   ElementType type;            ///< element type of the value
   OpKind op = OpKind::Add;     ///< for Op
   std::vector<Node *> operands;
@@ -183,13 +186,34 @@ struct Node {
   std::vector<const clang::ValueDecl *> captures;
   std::string lambdaSymbol;
 
-  bool isArray() const { return kind == Kind::Op || kind == Kind::Reduce || kind == Kind::Input; }
+  // Stencil (kiln::signal::convolve2d / correlate2d with mode::same): the
+  // operands are the image, the filter and the fill value (converted to the
+  // node's type, as SciPy converts fillvalue); the output has the image's
+  // shape.
+  bool correlate = false;
+  StencilBoundary boundary = StencilBoundary::Fill;
+
+  bool isArray() const {
+    return kind == Kind::Op || kind == Kind::Reduce || kind == Kind::Stencil ||
+           kind == Kind::Input;
+  }
   bool isLeaf() const { return kind == Kind::Input || kind == Kind::Scalar || kind == Kind::Constant; }
 };
 
 /// The operation a call or operator expression performs, if it is one of
 /// Kiln's elementwise operations on at least one array.
 std::optional<OpKind> classifyCall(const clang::Expr *e, llvm::SmallVectorImpl<const clang::Expr *> &args);
+
+/// A convolve2d/correlate2d call kilnc fuses: mode::same and the boundary
+/// written as constants, a result that is not bool.
+struct StencilCall {
+  const clang::Expr *image = nullptr, *filter = nullptr;
+  const clang::Expr *fill = nullptr; ///< null: the default, 0
+  bool correlate = false;
+  StencilBoundary boundary = StencilBoundary::Fill;
+};
+std::optional<StencilCall> classifyStencil(const clang::Expr *e,
+                                           clang::ASTContext &ctx);
 
 /// True if `e` is a Kiln elementwise operation or reduction kilnc can fuse.
 bool isFusableCall(const clang::Expr *e, clang::ASTContext &ctx);
@@ -248,6 +272,12 @@ struct FusedGroup {
   AxesSpec axes;
   KeepdimsSpec keepdims;
   unsigned numOps = 0;
+  /// The stencil family: the group's one convolution. `inputs` are then
+  /// the arrays of the image's shape (read by its producer at each tap and by
+  /// its consumers at each output); the filter is the stencil's operand 1,
+  /// a leaf or a cut, read as `taps`.
+  const Node *stencil = nullptr;
+  const Node *taps = nullptr;
 };
 
 /// Builds trees. `locals` maps local arrays of a KILN_FUSE function to their
@@ -284,6 +314,7 @@ private:
   Node *visit(const clang::Expr *e, ExprTree &t, unsigned depth);
   Node *makeLeaf(const clang::Expr *e, ExprTree &t);
   Node *makeReduce(const clang::Expr *e, ExprTree &t, unsigned depth);
+  Node *makeStencil(const clang::Expr *e, ExprTree &t, unsigned depth);
   Node *constantNode(ExprTree &t, const clang::Expr *e, ElementType type, long long value);
   void collectNestedRoots(const clang::Stmt *s);
 

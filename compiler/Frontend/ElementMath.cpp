@@ -313,14 +313,8 @@ Value ScalarBuilder::unary(OpKind op, Value v, ElementType t) {
       return math::Log1pOp::create(b_, loc_, v);
     case OpKind::Cbrt:
       return math::CbrtOp::create(b_, loc_, v);
-    case OpKind::Trunc: { // (math.trunc has no host lowering) ceil below zero,
-                          // floor from -0.0 up
-      Value negative = arith::CmpFOp::create(
-          b_, loc_, arith::CmpFPredicate::OLT, v, zero(t));
-      return arith::SelectOp::create(b_, loc_, negative,
-                                     math::CeilOp::create(b_, loc_, v),
-                                     math::FloorOp::create(b_, loc_, v));
-    }
+    case OpKind::Trunc:
+      return math::TruncOp::create(b_, loc_, v);
     // One multiplication by the constant in t, as NumPy's loops.
     case OpKind::Deg2Rad:
       return arith::MulFOp::create(b_, loc_, v,

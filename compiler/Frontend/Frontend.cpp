@@ -334,6 +334,8 @@ private:
     std::unique_ptr<FusedGroup> group;
     std::string kernel;
     unsigned statements = 1; ///< statements fused into it (inlined locals' included)
+    std::vector<StencilVariant>
+        stencilVariants; ///< a stencil group's raw kernels
   };
 
   /// How many statements a group's operations come from: its root's, and
@@ -350,6 +352,18 @@ private:
       work.append(n->operands.begin(), n->operands.end());
     }
     return found.size() + (inits.count(g.root) ? 0 : 1);
+  }
+
+  /// Removes the kernel functions of a group built before a retry.
+  void eraseKernels(const GroupResult &r) {
+    if (r.stencilVariants.empty()) {
+      mlir::SymbolTable::lookupSymbolIn(result_.module.get(), r.kernel)
+          ->erase();
+      return;
+    }
+    for (const StencilVariant &v : r.stencilVariants)
+      mlir::SymbolTable::lookupSymbolIn(result_.module.get(), v.symbol)
+          ->erase();
   }
 
   /// Builds the groups of one (non-dependent) function and their kernels.
@@ -376,7 +390,7 @@ private:
       std::shared_ptr<ExprTree> tree = tb.build(root);
       if (!tree && tb.failure() == TreeBuilder::Failure::TooDeep && !fuse && !analysis.inlinedLocals.empty()) {
         for (const GroupResult &r : out)
-          mlir::SymbolTable::lookupSymbolIn(result_.module.get(), r.kernel)->erase();
+          eraseKernels(r);
         out.clear();
         return buildGroups(fd, fuse, kernelPrefix, out, analysis, /*chains=*/false);
       }
@@ -415,8 +429,14 @@ private:
           if (g->inputs.empty() && g->keptInputs.empty()) continue;
           std::string name = kernelPrefix + "_" + std::to_string(k++);
           auto onError = [&](const Node &n, const std::string &msg) { error(n.expr->getBeginLoc(), msg); };
-          bool ok = g->isReduction ? emitReductionKernel(result_.module.get(), name, *g, sm_, onError)
-                                   : emitElementwiseKernel(result_.module.get(), name, *g, sm_, onError);
+          std::vector<StencilVariant> variants;
+          bool ok = g->stencil ? emitStencilKernels(result_.module.get(), name,
+                                                    *g, sm_, onError, variants)
+                    : g->isReduction
+                        ? emitReductionKernel(result_.module.get(), name, *g,
+                                              sm_, onError)
+                        : emitElementwiseKernel(result_.module.get(), name, *g,
+                                                sm_, onError);
           if (!ok) return false;
           // Reductions first get groups of their own, then operands of
           // their own; a group that still fails is the pipeline's to report.
@@ -428,15 +448,18 @@ private:
           };
           if (g->isReduction && !reductionSurvivesFusion(result_.module.get(), name) &&
               (widen(ownGroup) || widen(ownOperand))) {
-            for (unsigned i = first; i < k; ++i)
-              mlir::SymbolTable::lookupSymbolIn(result_.module.get(), kernelPrefix + "_" + std::to_string(i))->erase();
+            for (size_t i = firstOut; i < out.size(); ++i)
+              eraseKernels(out[i]);
+            mlir::SymbolTable::lookupSymbolIn(result_.module.get(), name)
+                ->erase(); // this group's
             out.resize(firstOut);
             k = first;
             again = true;
             break;
           }
           unsigned statements = statementsOf(*g, analysis.inlinedInits);
-          out.push_back({tree, std::move(g), name, statements});
+          out.push_back(
+              {tree, std::move(g), name, statements, std::move(variants)});
         }
       }
     }
@@ -531,15 +554,26 @@ private:
     d.scalars = g.scalarTypes;
     d.outputs = {g.rootNode->type};
     d.keptOutput = g.isReduction && g.keptSpace.count(g.rootNode);
+    d.stencilVariants = r.stencilVariants;
+    if (g.stencil)
+      d.keptInputs = {g.taps->type};
     return d;
   }
 
   static const char *descriptorType(const FusedGroup &g) {
-    return g.isReduction ? "::kiln::detail::reduction_kernel" : "::kiln::detail::fused_kernel";
+    return g.stencil       ? "::kiln::detail::stencil_kernel"
+           : g.isReduction ? "::kiln::detail::reduction_kernel"
+                           : "::kiln::detail::fused_kernel";
   }
 
   /// What a reduction group reduces over, for --fusion-report.
   std::string reducesText(const FusedGroup &g) {
+    if (g.stencil) { // the convolution and its boundary
+      static const char *const boundaries[] = {"fill", "wrap", "symm"};
+      return std::string(g.stencil->correlate ? "correlate2d "
+                                              : "convolve2d ") +
+             boundaries[static_cast<int>(g.stencil->boundary)];
+    }
     if (!g.isReduction) return "";
     std::string s;
     switch (g.axes.kind) {
@@ -579,6 +613,8 @@ private:
     unsigned bytes = keptOut ? 0 : byteSize(g.rootNode->type);
     for (ElementType t : g.inputTypes) bytes += byteSize(t);
     rec.bytesPerElement = bytes;
+    if (g.stencil)
+      rec.reduces = reducesText(g);
     if (g.isReduction) {
       unsigned kept = keptOut ? byteSize(g.rootNode->type) : 0;
       for (ElementType t : g.keptInputTypes) kept += byteSize(t);
@@ -618,10 +654,11 @@ private:
     std::string dstText = named ? textOf(dst) : "__kiln_d";
     TextOf leafText = [&](const Expr *e) { return !named && stripImplicit(e) == dst ? dstText : textOf(e); };
     std::string write =
-        r.group->isReduction
+        r.group->isReduction || r.group->stencil
             ? "::kiln::detail::write_update(" + dstText + ", " +
                   kernelCallText(*r.group, outType, kernelRef, leafText) + ")"
-            : kernelCallIntoText(*r.group, dstText, kernelRef, leafText, r.tree->assignedValue != nullptr);
+            : kernelCallIntoText(*r.group, dstText, kernelRef, leafText,
+                                 r.tree->assignedValue != nullptr);
     if (!named)
       write = "[&](const auto &__kiln_d) -> decltype(auto) { return " + write + "; }(" + textOf(dst) + ")";
     return r.tree->updateIsVoid ? "static_cast<void>(" + write + ")" : write;
@@ -712,10 +749,14 @@ private:
 
   void finishRewrite() {
     FileID main = sm_.getMainFileID();
-    std::string head = "// Rewritten by kilnc from " + fileName_ + ": fused array expressions call kernels.\n"
-                       "#include <kiln/kiln.hpp>\n#include <kiln/detail/fused.hpp>\n#include <kiln/detail/reduction.hpp>\n"
-                       "#include <kiln/detail/raw_kernel.hpp>\n" +
-                       prologue_ + "#line 1 \"" + fileName_ + "\"\n";
+    std::string head =
+        "// Rewritten by kilnc from " + fileName_ +
+        ": fused array expressions call kernels.\n"
+        "#include <kiln/kiln.hpp>\n#include <kiln/detail/fused.hpp>\n#include "
+        "<kiln/detail/reduction.hpp>\n"
+        "#include <kiln/detail/raw_kernel.hpp>\n#include "
+        "<kiln/detail/stencil.hpp>\n" +
+        prologue_ + "#line 1 \"" + fileName_ + "\"\n";
     if (!result_.kernels.empty() || !result_.rawKernels.empty() || !result_.rawModules.empty())
       rewriter_.InsertTextBefore(sm_.getLocForStartOfFile(main), head);
     else rewriter_.InsertTextBefore(sm_.getLocForStartOfFile(main), "#line 1 \"" + fileName_ + "\"\n");

@@ -44,6 +44,14 @@ struct ReductionDescriptor {
   bool singleAxis = false;          ///< argmax/argmin inside: one axis or all
 };
 
+/// One kernel of a stencil group (StencilGen.cpp): a raw kernel for filters
+/// of kh x kw, `rows` outputs a thread.
+struct StencilVariant {
+  std::string symbol;
+  unsigned kh = 0, kw = 0, rows = 1;
+  std::vector<unsigned> paramBytes; ///< bytes of each parameter value
+};
+
 /// One fused kernel: what the rewritten C++ needs to describe it.
 struct KernelDecl {
   std::string name;                  ///< MLIR function name = variant stem
@@ -56,6 +64,10 @@ struct KernelDecl {
   std::vector<ElementType> scalars;  ///< scalar operands, in order
   bool keptOutput = false;           ///< reduction kernels: the result is kept-space
   ReductionDescriptor descriptor;    ///< reduction kernels, after fusion
+  /// The stencil family (kiln::detail::stencil_kernel): its raw kernels;
+  /// `keptInputs` holds the filter's type.
+  std::vector<StencilVariant> stencilVariants;
+  bool stencil() const { return !stencilVariants.empty(); }
   /// Declarator of the C++ accessor that returns the kernel's descriptor,
   /// e.g. "const ::kiln::detail::fused_kernel &__kiln_k_1a2b_0() noexcept".
   std::string accessor;

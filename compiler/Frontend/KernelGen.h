@@ -13,6 +13,9 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <string>
+#include <vector>
+
 namespace clang {
 class SourceManager;
 }
@@ -28,6 +31,13 @@ bool emitElementwiseKernel(mlir::ModuleOp module, llvm::StringRef name, const Fu
 /// Adds `@name` for a reduction `group` (one with reductions) to `module`.
 bool emitReductionKernel(mlir::ModuleOp module, llvm::StringRef name, const FusedGroup &group,
                          const clang::SourceManager &sm, const NodeErrorFn &onError);
+
+/// Adds the raw kernels of a stencil group (one with a `stencil`) to
+/// `module`: `<name>_3x3`, `_5x5` and `_7x7`.
+bool emitStencilKernels(mlir::ModuleOp module, llvm::StringRef name,
+                        const FusedGroup &group, const clang::SourceManager &sm,
+                        const NodeErrorFn &onError,
+                        std::vector<StencilVariant> &variants);
 
 /// True if reduction kernel `@name`, fused as the pipeline will fuse it
 /// (kiln-fuse-kernels), is still a reduction program the variant generators

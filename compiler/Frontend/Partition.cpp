@@ -49,6 +49,8 @@ private:
     /// axes kept as 1), not the shape with them removed.
     llvm::DenseSet<const Node *> keepdimsShape{};
     std::vector<const Node *> cutNodes;
+    /// The group's convolution (a stencil group has one, and no reductions).
+    const Node *stencil = nullptr;
   };
 
   /// Builds the group rooted at `root`, after the groups it cuts off.
@@ -63,6 +65,7 @@ private:
     for (const Node *c : st.cutNodes)
       formGroup(c);
     groupOfExpr_[root->expr] = group.get();
+    group->stencil = st.stencil;
     // Reductions with constant keepdims may differ in it (logsumexp's
     // max(x, -1, true) and max(x, -1)): the call's keepdims is then the
     // shape of the group's value.
@@ -116,6 +119,8 @@ private:
       return Space::None;
     case Node::Kind::Reduce:
       return analyzeReduce(n, st);
+    case Node::Kind::Stencil:
+      return analyzeStencil(n, st);
     case Node::Kind::Op:
       break;
     }
@@ -170,8 +175,33 @@ private:
     return true;
   }
 
+  /// A convolution joins a group without reductions or another convolution
+  /// (else it is a kernel of its own): elementwise producers of its image
+  /// and consumers of its result share its one space, the image's shape. A
+  /// filter computed by operations is computed first.
+  Space analyzeStencil(const Node *n, GroupState &st) {
+    // (An update's destination is written by an elementwise kernel: a
+    // convolution under it is computed first.)
+    bool updateRoot = tree_.update && st.group->rootNode == tree_.rootNode;
+    if (n != st.group->rootNode && (st.stencil || st.hasSpec || updateRoot)) {
+      cut(n, st);
+      return Space::Any;
+    }
+    st.stencil = n;
+    analyze(n->operands[0], st);
+    if (n->operands[1]->kind != Node::Kind::Input)
+      cut(n->operands[1], st);
+    analyze(n->operands[1], st);
+    analyze(n->operands[2], st);
+    return Space::Any;
+  }
+
   Space analyzeReduce(const Node *n, GroupState &st) {
     FusedGroup &g = *st.group;
+    if (n != g.rootNode && st.stencil) { // a stencil group has no reductions
+      cut(n, st);
+      return Space::Any;
+    }
     if (n != g.rootNode && ownGroup_.count(n)) {
       cut(n, st);
       return Space::Any;
@@ -243,6 +273,12 @@ private:
     if (!settled_.insert(n).second)
       return;
     ++g.numOps;
+    if (n->kind == Node::Kind::Stencil) { // the filter is read whole, as `taps`
+      g.taps = n->operands[1];
+      settle(n->operands[0], here, st);
+      settle(n->operands[2], here, st);
+      return;
+    }
     // A reduction reads the full space; operations pass their space down.
     Space childCtx = n->kind == Node::Kind::Reduce ? Space::Full : here;
     for (const Node *c : n->operands)

@@ -79,7 +79,9 @@ static std::string quoted(const std::string &text) {
 static std::string dtypeList(const frontend::KernelDecl &k) {
   std::string s;
   bool first = true;
-  for (const auto *list : {&k.inputs, &k.keptInputs, &k.outputs})
+  static const std::vector<frontend::ElementType> none;
+  for (const auto *list :
+       {&k.inputs, &k.keptInputs, &k.outputs, k.stencil() ? &k.scalars : &none})
     for (frontend::ElementType t : *list) {
       s += (first ? "::kiln::dtype::" : ", ::kiln::dtype::") + std::string(frontend::runtimeDTypeName(t));
       first = false;
@@ -166,6 +168,30 @@ static std::string rawEntry(const frontend::RawKernelDecl &k, const std::string 
   return s;
 }
 
+/// kiln::detail::stencil_kernel (and its raw kernels) for a stencil group.
+static std::string stencilEntry(const frontend::KernelDecl &k,
+                                const std::string &id, bool ptx, bool fatbin,
+                                bool withHost) {
+  std::string s, list;
+  for (size_t v = 0; v < k.stencilVariants.size(); ++v) {
+    const frontend::StencilVariant &sv = k.stencilVariants[v];
+    frontend::RawKernelDecl raw;
+    raw.symbol = sv.symbol;
+    raw.name = k.name;
+    raw.paramBytes = sv.paramBytes;
+    std::string rid = "s" + id + "_" + std::to_string(v);
+    s += rawEntry(raw, rid, ptx, fatbin, withHost);
+    list += (v ? ", {&kiln_raw_" : "{&kiln_raw_") + rid + ", " +
+            std::to_string(sv.kh) + ", " + std::to_string(sv.kw) + ", " +
+            std::to_string(sv.rows) + "}";
+  }
+  s += "const ::kiln::detail::stencil_kernel kiln_kernel_" + id + " = {\n";
+  s += "  \"" + k.name + "\",\n  {" + list + "},\n";
+  s += "  " + std::to_string(k.inputs.size()) + ", " +
+       std::to_string(k.scalars.size()) + ", kiln_types_" + id + "};\n";
+  return s;
+}
+
 /// kiln::detail::raw_module_image of a CUDA source literal kilnc compiled
 /// (its own PTX, fatbin and names: raw_module_from_image keys modules by
 /// their addresses).
@@ -225,6 +251,14 @@ std::string emitKernelTable(const KernelTableInput &in) {
   if (in.withHost) {
     s += "extern \"C\" {\n";
     for (const auto &k : kernels) {
+      if (k.stencil()) {
+        for (const frontend::StencilVariant &v : k.stencilVariants)
+          s += "void " + v.symbol +
+               "_host(void **, ::kiln::detail::raw_thread_ctx *);\nvoid " +
+               v.symbol +
+               "_host_block(void **, ::kiln::detail::raw_thread_ctx *);\n";
+        continue;
+      }
       if (k.reduction) {
         for (const char *v : {"_rrows", "_rcols", "_rgeneral"})
           s += "void " + k.name + v + "_host(void **);\n";
@@ -254,8 +288,10 @@ std::string emitKernelTable(const KernelTableInput &in) {
     std::string id = std::to_string(i);
     s += "const ::kiln::dtype kiln_types_" + id + "[] = {" + dtypeList(k) + "};\n";
     bool cluster = ptxSm90 && in.clusterKernels && llvm::is_contained(*in.clusterKernels, k.name);
-    s += k.reduction ? reductionEntry(k, id, ptx, fatbin, in.withHost, cluster)
-                     : elementwiseEntry(k, id, ptx, fatbin, in.withHost);
+    s += k.stencil() ? stencilEntry(k, id, ptx, fatbin, in.withHost)
+         : k.reduction
+             ? reductionEntry(k, id, ptx, fatbin, in.withHost, cluster)
+             : elementwiseEntry(k, id, ptx, fatbin, in.withHost);
   }
   for (size_t i = 0; i < raw.size(); ++i) s += rawEntry(raw[i], std::to_string(i), ptx, fatbin, in.withHost);
   for (size_t i = 0; i < modules.size(); ++i) s += rawModuleEntry(modules[i], std::to_string(i));

@@ -726,9 +726,9 @@ def library_program(rng):
     r = rng
     kind = r.choice(["fft", "fft", "fftn", "real", "shift", "svd", "eigh", "norm", "power", "sparse"] +
                     ["det", "slogdet", "inv", "solve", "qr", "svdvec", "eighvec", "eigvec", "lstsq", "pinv", "cholesky"] +
-                    (["conv", "conv2d", "lu"] if scipy_signal is not None else []))
+                    (["conv", "conv2d", "lu", "stencil", "stencil"] if scipy_signal is not None else []))
     dt = r.choice(FLOATS)
-    args, fmt, well_conditioned = [], None, False
+    args, fmt, well_conditioned, squared = [], None, False, False
     if kind == "fft":
         shape = [r.choice([1, 3, 8, 17, 60]) for _ in range(r.choice([1, 2]))]
         axis = r.choice([-1, 0]) if len(shape) > 1 else -1
@@ -885,6 +885,27 @@ def library_program(rng):
         args = [make_input(inp[1], kshape)]
         fmt = "kiln::signal::%s({0}, {1}, kiln::signal::mode::%s, kiln::signal::method::%s)" % (name, mode, method)
         np_call = lambda x, v: getattr(scipy_signal, name)(x, v, mode=mode, method=method)
+    elif kind == "stencil":  # convolve2d in mode same with a producer and a consumer: one stencil kernel
+        k = r.choice([3, 5, 7])
+        shape = [r.choice([k, 12, 33]), r.choice([k, 9, 40])]
+        boundary = r.choice(["fill", "wrap", "symm"])
+        name = r.choice(["convolve2d", "correlate2d"])
+        inp = make_input(r.choice(FLOATS + ["int32"]), shape, r.choice([None, "T"]))
+        args = [make_input(inp[1], [k, k], r.choice([None, "T"]))]
+        fill = r.choice([0, 2])
+        producer, np_producer = r.choice([("{0}", lambda x: x), ("({0} * {0})", lambda x: x * x),
+                                          ("(kiln::abs({0}) + 1)", lambda x: np.abs(x) + 1)])
+        consumer, np_consumer = r.choice([("%s", lambda c, x: c), ("(%s - {0})", lambda c, x: c - x),
+                                          ("(%s * %s)", lambda c, x: c * c)])
+        conv = "kiln::signal::%s(%s, {1}, kiln::signal::mode::same, kiln::signal::boundary::%s, %d)" % (
+            name, producer, boundary, fill)
+        fmt = consumer.replace("%s", conv)
+        squared = consumer == "(%s * %s)"
+
+        def np_call(x, v):
+            p = np_producer(x)
+            c = getattr(scipy_signal, name)(p, v, mode="same", boundary=boundary, fillvalue=fill)
+            return np_consumer(c.astype(np.result_type(p, v)), x)
     else:  # conv2d
         shape = [r.choice([3, 8, 13]), r.choice([4, 9, 20])]
         kshape = [r.choice([1, 2, 3, 5]), r.choice([1, 3, 4, 5])]
@@ -916,6 +937,11 @@ def library_program(rng):
     if kind in ("conv", "conv2d", "sparse"):
         magnitude = float(np.abs(env[ops[0][0]]).astype(np.float64).sum() *
                           np.abs(env[ops[1][0]]).astype(np.float64).max()) + 1.0
+    if kind == "stencil":  # a sum of the produced image's magnitudes, doubled by a squaring consumer
+        x = np.abs(env[ops[0][0]]).astype(np.float64)
+        magnitude = float((x * x + x + 1).sum() * np.abs(env[ops[1][0]]).astype(np.float64).max()) + 1.0
+        if squared:
+            magnitude *= 2 * float(np.abs(np.sqrt(np.abs(want.astype(np.complex128)))).max()) + 1
     if kind == "power":
         magnitude = float(np.abs(env[ops[0][0]]).astype(np.float64).sum() + 1.0) ** max(p, 1)
     if kind in ("inv", "lstsq", "pinv", "qr", "svdvec", "eighvec", "eigvec", "cholesky", "lu"):

@@ -46,6 +46,13 @@ int main() {
   kiln::array<std::int32_t> gi = kiln::elementwise(square_plus, xi, yi);
   expect("generic int32", gi, count, [&](std::size_t i) { return double(hxi[i]) * hxi[i] + hyi[i]; }, 0);
 
+  // std::trunc (math.trunc: LLVM's trunc on both backends), exact, -0.0 kept.
+  expect("std::trunc float32", kiln::elementwise([](float v) { return std::trunc(v * 3.0f); }, x), count,
+         [&](std::size_t i) { return double(std::trunc(hx[i] * 3.0f)); }, 0);
+  kiln::array<double> td = kiln::elementwise([](double v) { return std::trunc(v) + std::copysign(1.0, v); }, xd);
+  expect("std::trunc float64", td, count, [&](std::size_t i) { return std::trunc(hxd[i]) + std::copysign(1.0, hxd[i]); },
+         0);
+
   // Captures (by value and by reference), locals, if/else, a loop with
   // break, early return, <cmath>.
   float lo = -1.5f;

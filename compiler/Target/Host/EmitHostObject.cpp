@@ -322,6 +322,14 @@ FailureOr<std::string> emitHostObject(ModuleOp module, int optLevel,
     return emitError(loc)
            << "kiln: no host variants to compile (run kiln-generate-variants)";
 
+  // math.trunc (std::trunc in a lambda, kiln::trunc) has no pattern in
+  // convert-math-to-llvm: LLVM's trunc intrinsic (roundps/roundpd).
+  hostOnly->walk([](math::TruncOp op) {
+    OpBuilder b(op);
+    Value t = LLVM::FTruncOp::create(b, op.getLoc(), op.getOperand());
+    op.replaceAllUsesWith(t);
+    op.erase();
+  });
   if (failed(approximateMath(*hostOnly)))
     return emitError(loc) << "kiln: approximating the host's math functions failed";
   PassManager pm(ctx);

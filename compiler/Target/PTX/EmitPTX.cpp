@@ -55,6 +55,15 @@ FailureOr<std::string> emitPTX(ModuleOp module, const PTXOptions &options) {
     op.erase();
   });
 
+  // math.trunc has no pattern in convert-gpu-to-nvvm (nor a libdevice
+  // call): LLVM's trunc intrinsic is cvt.rzi.
+  gpuOnly->walk([](math::TruncOp op) {
+    OpBuilder b(op);
+    Value t = LLVM::FTruncOp::create(b, op.getLoc(), op.getOperand());
+    op.replaceAllUsesWith(t);
+    op.erase();
+  });
+
   // libdevice is linked only if present: kernels without math functions do
   // not need it, and the NVVM target reports a missing one when needed.
   std::string libdevice = options.libdevicePath.empty() ? KILN_DEFAULT_LIBDEVICE

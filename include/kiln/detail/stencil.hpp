@@ -1,0 +1,79 @@
+//===- kiln/detail/stencil.hpp - ABI of kilnc's stencil kernels -*- C++ -*-===//
+//
+// What kilnc emits for a fused group around one convolution
+// (kiln::signal::convolve2d / correlate2d with mode::same, its elementwise
+// producers and consumers) and how the runtime calls it
+// (docs/kernel-abi.md, "Stencil kernels"). In short:
+//
+// * The group's arrays (`inputs`) all have the image's 2-d shape (h, w),
+//   which is also the result's; the filter (`taps`) is read whole.
+// * Each variant is a raw kernel (kiln/detail/raw_kernel.hpp) of one thread
+//   per output column and `rows` output rows, over a 2-d grid, for one size
+//   of filter (3x3, 5x5, 7x7), unrolled.
+// * Parameters: the output (C-contiguous), h, w; per input its data and
+//   element strides of rows and columns; the filter's data (C-contiguous),
+//   rows and columns; the scalars (a complex one as its two parts).
+// * Any call the kernel does not cover (an input of another shape, a rank
+//   other than 2, empty arrays, an image smaller than the filter in either
+//   dimension, a filter of another size, arrays on different devices) runs the
+//   group's eager form instead, which gives NumPy's and SciPy's answers and
+//   errors.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/array.hpp"
+#include "kiln/detail/fused.hpp"
+#include "kiln/detail/raw_kernel.hpp"
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <utility>
+
+namespace kiln::detail {
+
+/// One raw kernel of a stencil group: for filters of kh x kw.
+struct stencil_variant {
+  const raw_kernel *kernel;
+  std::uint8_t kh, kw;
+  std::uint8_t rows; ///< output rows a thread computes
+};
+
+inline constexpr int num_stencil_variants = 3;
+
+/// One stencil group, as kilnc emits it into the rewritten C++.
+struct stencil_kernel {
+  const char *name;
+  stencil_variant variants[num_stencil_variants];
+  std::uint8_t num_inputs;
+  std::uint8_t num_scalars;
+  /// The inputs' dtypes, the filter's, the result's, then the scalars'.
+  const kiln::dtype *operand_dtypes;
+};
+
+/// Runs `k` when every input has one 2-d shape, the filter is 2-d and
+/// every array is on one device: `out` is then the result and the answer
+/// true. False (nothing launched) for any other call.
+bool launch_stencil(const stencil_kernel &k,
+                    std::span<const array_base *const> inputs,
+                    const array_base &taps,
+                    std::span<const void *const> scalars, array_base &out);
+
+/// The form kilnc's rewritten code calls.
+template <element Out, class Fallback>
+array<Out> call_stencil(const stencil_kernel &k,
+                        std::initializer_list<const array_base *> inputs,
+                        const array_base &taps,
+                        std::initializer_list<fused_scalar> scalars,
+                        Fallback &&fallback) {
+  scalar_pointers sp(scalars);
+  array_base out;
+  if (!launch_stencil(
+          k, std::span<const array_base *const>(inputs.begin(), inputs.size()),
+          taps, sp.span(), out))
+    return std::forward<Fallback>(fallback)();
+  return array<Out>(std::move(out));
+}
+
+} // namespace kiln::detail

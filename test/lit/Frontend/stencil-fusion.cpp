@@ -1,0 +1,64 @@
+// A convolution in a KILN_FUSE body (convolve2d/correlate2d with mode::same)
+// is a stencil group: its producer (x * x) and consumer (the threshold) are
+// computed inside one raw kernel per filter size (3x3, 5x5, 7x7: loads of
+// the producer's inputs, fused multiply-adds, the consumer, one store per
+// output), called through kiln::detail::call_stencil with the group's eager
+// form as the fallback. A filter computed by operations, a reduction of the
+// result and a non-constant mode are not part of it.
+// RUN: %kilnc --emit=mlir %s -o - | FileCheck %s
+// RUN: %kilnc --emit=cpp %s -o - | FileCheck %s --check-prefix=CPP
+// RUN: %kilnc --emit=ptx %s -o - | FileCheck %s --check-prefix=PTX
+// RUN: %kilnc --fusion-report --emit=cpp %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+#include <kiln/kiln.hpp>
+#include <kiln/signal.hpp>
+
+namespace sg = kiln::signal;
+using f32 = kiln::array<float>;
+
+KILN_FUSE f32 blur_threshold(const f32 &x, const f32 &k, float t) {
+  auto b = sg::convolve2d(x * x, k, sg::mode::same, sg::boundary::symm);
+  return kiln::where(b > t, 1.0f, 0.0f);
+}
+
+KILN_FUSE f32 normalized(const f32 &x, const f32 &k) {
+  return kiln::sum(sg::correlate2d(x, k / kiln::sum(k), sg::mode::same, sg::boundary::fill, 2.0f));
+}
+
+f32 not_constant(const f32 &x, const f32 &k, sg::mode m) { return sg::convolve2d(x, k, m) + 1.0f; }
+
+// CHECK-LABEL: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_3x3(
+// The output and its extents, x and its strides, the filter and its
+// extents, t.
+// CHECK-SAME: %arg0: !llvm.ptr, %arg1: i64, %arg2: i64, %arg3: !llvm.ptr, %arg4: i64, %arg5: i64, %arg6: !llvm.ptr, %arg7: i64, %arg8: i64, %arg9: f32)
+// CHECK-SAME: kiln.raw_kernel
+// CHECK: gpu.block_id x
+// CHECK: llvm.load
+// CHECK: arith.mulf {{.*}} fastmath<contract>
+// CHECK: arith.addf {{.*}} fastmath<contract>
+// CHECK: arith.cmpf ogt
+// CHECK: llvm.store
+// CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_5x5(
+// CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_7x7(
+// The filter's normalization (one reduction kernel) comes before the
+// stencil, the sum of the result after it.
+// CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_normalized_1_0(
+// CHECK-SAME: kiln.reduction_kernel
+// CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_normalized_1_1_3x3(
+// CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_normalized_1_2(
+// CHECK-SAME: kiln.reduction_kernel
+// A mode known only at run time: the runtime's convolution, then `+ 1`.
+// CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_not_constant_2_0(%arg0: tensor<?xf32>)
+// CHECK-SAME: kiln.kernel
+
+// CPP: return {{.*}}::kiln::detail::call_stencil<float>({{.*}}, {::kiln::detail::in(__kiln_a0)}, __kiln_a1, {::kiln::detail::scalar(__kiln_s2)}, [&]() -> ::kiln::array<float> { return ::kiln::where((::kiln::signal::convolve2d((__kiln_a0 * __kiln_a0), __kiln_a1, ::kiln::signal::mode::same, ::kiln::signal::boundary::symm, static_cast<double>(0x0p+0)) > __kiln_s2)
+// CPP: ::kiln::signal::correlate2d(__kiln_a0, __kiln_a1, ::kiln::signal::mode::same, ::kiln::signal::boundary::fill, static_cast<float>(0x1p+1))
+// CPP: sg::convolve2d(x, k, m) + 1.0f
+// CPP: {{^}}const ::kiln::detail::stencil_kernel kiln_kernel_0 = {
+// CPP-NEXT: "kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0",
+// CPP-NEXT: {{[{][{]}}&kiln_raw_s0_0, 3, 3, 8}, {&kiln_raw_s0_1, 5, 5, 8}, {&kiln_raw_s0_2, 7, 7, 8{{[}][}]}},
+
+// PTX: .entry kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_5x5(
+// PTX: fma.rn.f32
+
+// REPORT: stencil-fusion.cpp:20:10 blur_threshold kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0 4 ops of 2 statements 1 array + 1 scalar convolve2d symm
+// REPORT: stencil-fusion.cpp:24:20 normalized kiln_stencil_fusion_{{[0-9a-f]+}}_normalized_1_1 1 op 1 array correlate2d fill
