@@ -335,7 +335,8 @@ private:
     std::string kernel;
     unsigned statements = 1; ///< statements fused into it (inlined locals' included)
     std::vector<StencilVariant>
-        stencilVariants; ///< a stencil group's raw kernels
+        stencilVariants;             ///< a stencil group's raw kernels
+    StencilFallback stencilFallback; ///< and its unfused form
   };
 
   /// How many statements a group's operations come from: its root's, and
@@ -356,14 +357,64 @@ private:
 
   /// Removes the kernel functions of a group built before a retry.
   void eraseKernels(const GroupResult &r) {
+    auto erase = [&](const std::string &symbol) {
+      mlir::SymbolTable::lookupSymbolIn(result_.module.get(), symbol)->erase();
+    };
     if (r.stencilVariants.empty()) {
-      mlir::SymbolTable::lookupSymbolIn(result_.module.get(), r.kernel)
-          ->erase();
+      erase(r.kernel);
       return;
     }
     for (const StencilVariant &v : r.stencilVariants)
-      mlir::SymbolTable::lookupSymbolIn(result_.module.get(), v.symbol)
-          ->erase();
+      erase(v.symbol);
+    for (const StencilPart *p :
+         {&r.stencilFallback.producer, &r.stencilFallback.consumer})
+      if (!p->name.empty())
+        erase(p->name);
+  }
+
+  /// The unfused form of stencil group `g` (`<name>_p` and `<name>_c`, the
+  /// producer's and the consumer's elementwise kernels), which the runtime
+  /// runs where none of the stencil kernels applies.
+  bool emitStencilFallback(const std::string &name, const FusedGroup &g,
+                           const NodeErrorFn &onError, StencilFallback &fb) {
+    StencilParts parts = stencilParts(g);
+    auto fill = [&](const std::unique_ptr<FusedGroup> &part,
+                    const std::string &kernel, StencilPart &out) {
+      if (!part)
+        return true;
+      if (!emitElementwiseKernel(result_.module.get(), kernel, *part, sm_,
+                                 onError))
+        return false;
+      out.name = kernel;
+      out.inputs = part->inputTypes;
+      out.scalars = part->scalarTypes;
+      out.output = part->rootNode->type;
+      for (const Node *n : part->inputs)
+        out.inputMap.push_back(
+            n == g.stencil ? -1 : static_cast<int>(g.inputIndex.lookup(n)));
+      for (const Node *n : part->scalars)
+        out.scalarMap.push_back(static_cast<int>(g.scalarIndex.lookup(n)));
+      return true;
+    };
+    if (!fill(parts.producer, name + "_p", fb.producer) ||
+        !fill(parts.consumer, name + "_c", fb.consumer))
+      return false;
+    if (!parts.producer) // the image is one of the group's inputs
+      fb.producer.inputMap = {
+          static_cast<int>(g.inputIndex.lookup(g.stencil->operands[0]))};
+    fb.correlate = g.stencil->correlate;
+    fb.boundary = static_cast<int>(g.stencil->boundary);
+    const Node *fillNode = g.stencil->operands[2];
+    if (fillNode->kind == Node::Kind::Scalar) {
+      fb.fillScalar = static_cast<int>(g.scalarIndex.lookup(fillNode));
+    } else {
+      bool exact = kindOf(fillNode->type) == TypeKind::Int ||
+                   kindOf(fillNode->type) == TypeKind::Bool;
+      fb.fillRe = exact ? static_cast<double>(fillNode->intConstant)
+                        : fillNode->constant.real();
+      fb.fillIm = fillNode->constant.imag();
+    }
+    return true;
   }
 
   /// Builds the groups of one (non-dependent) function and their kernels.
@@ -430,13 +481,15 @@ private:
           std::string name = kernelPrefix + "_" + std::to_string(k++);
           auto onError = [&](const Node &n, const std::string &msg) { error(n.expr->getBeginLoc(), msg); };
           std::vector<StencilVariant> variants;
-          bool ok = g->stencil ? emitStencilKernels(result_.module.get(), name,
-                                                    *g, sm_, onError, variants)
-                    : g->isReduction
-                        ? emitReductionKernel(result_.module.get(), name, *g,
-                                              sm_, onError)
-                        : emitElementwiseKernel(result_.module.get(), name, *g,
-                                                sm_, onError);
+          StencilFallback fallback;
+          bool ok =
+              g->stencil ? emitStencilKernels(result_.module.get(), name, *g,
+                                              sm_, onError, variants) &&
+                               emitStencilFallback(name, *g, onError, fallback)
+              : g->isReduction ? emitReductionKernel(result_.module.get(), name,
+                                                     *g, sm_, onError)
+                               : emitElementwiseKernel(result_.module.get(),
+                                                       name, *g, sm_, onError);
           if (!ok) return false;
           // Reductions first get groups of their own, then operands of
           // their own; a group that still fails is the pipeline's to report.
@@ -458,8 +511,8 @@ private:
             break;
           }
           unsigned statements = statementsOf(*g, analysis.inlinedInits);
-          out.push_back(
-              {tree, std::move(g), name, statements, std::move(variants)});
+          out.push_back({tree, std::move(g), name, statements,
+                         std::move(variants), std::move(fallback)});
         }
       }
     }
@@ -555,6 +608,7 @@ private:
     d.outputs = {g.rootNode->type};
     d.keptOutput = g.isReduction && g.keptSpace.count(g.rootNode);
     d.stencilVariants = r.stencilVariants;
+    d.stencilFallback = r.stencilFallback;
     if (g.stencil)
       d.keptInputs = {g.taps->type};
     return d;

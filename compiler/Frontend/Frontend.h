@@ -52,6 +52,28 @@ struct StencilVariant {
   std::vector<unsigned> paramBytes; ///< bytes of each parameter value
 };
 
+/// One side of a stencil group's unfused form: an elementwise kernel (name
+/// empty: none, the side has no operation) and, for each of its operands,
+/// the group's input or scalar it is (-1: the convolution's result).
+struct StencilPart {
+  std::string name;
+  std::vector<ElementType> inputs, scalars;
+  ElementType output = ElementType::Float32;
+  std::vector<int> inputMap, scalarMap;
+};
+
+/// What the runtime runs where no stencil kernel applies (another filter
+/// size, operands of other shapes): the producer's kernel, the runtime's
+/// convolution, the consumer's kernel. Without a producer, the image is the
+/// group's input producer.inputMap[0].
+struct StencilFallback {
+  StencilPart producer, consumer;
+  bool correlate = false;
+  int boundary = 0;    ///< kiln::signal::boundary
+  int fillScalar = -1; ///< the group's scalar that is the fill value, or -1
+  double fillRe = 0, fillIm = 0; ///< else the constant fill value
+};
+
 /// One fused kernel: what the rewritten C++ needs to describe it.
 struct KernelDecl {
   std::string name;                  ///< MLIR function name = variant stem
@@ -67,6 +89,7 @@ struct KernelDecl {
   /// The stencil family (kiln::detail::stencil_kernel): its raw kernels;
   /// `keptInputs` holds the filter's type.
   std::vector<StencilVariant> stencilVariants;
+  StencilFallback stencilFallback;
   bool stencil() const { return !stencilVariants.empty(); }
   /// Declarator of the C++ accessor that returns the kernel's descriptor,
   /// e.g. "const ::kiln::detail::fused_kernel &__kiln_k_1a2b_0() noexcept".

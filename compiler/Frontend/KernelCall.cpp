@@ -102,14 +102,6 @@ public:
         return std::string("::kiln::") + reduceName(n.reduce) + "(" + x + ", " + ax + ", " + kd + ")";
       }
     }
-    if (n.kind == Node::Kind::Stencil) {
-      static const char *const boundaries[] = {"fill", "wrap", "symm"};
-      return std::string("::kiln::signal::") +
-             (n.correlate ? "correlate2d(" : "convolve2d(") + arg(0) + ", " +
-             arg(1) +
-             ", ::kiln::signal::mode::same, ::kiln::signal::boundary::" +
-             boundaries[static_cast<int>(n.boundary)] + ", " + arg(2) + ")";
-    }
     if (const char *op = binaryOperator(n.op))
       return "(" + arg(0) + " " + op + " " + arg(1) + ")";
     switch (n.op) {
@@ -157,15 +149,21 @@ bool hasLambda(const FusedGroup &g, const Node &n) {
   return false;
 }
 
-/// `{inputs...}, {scalars...}` of an elementwise kernel's call.
-std::string operandLists(const FusedGroup &g, const TextOf &textOf) {
+/// `{inputs...}, {scalars...}` of an elementwise kernel's call (with
+/// `taps`, `{inputs...}, filter, {scalars...}` of a stencil kernel's).
+std::string operandListsWith(const FusedGroup &g, const TextOf &textOf,
+                             bool taps) {
   std::string s = "{";
   for (size_t i = 0; i < g.inputs.size(); ++i)
     s += (i ? ", " : "") + std::string("::kiln::detail::in(") + leafText(*g.inputs[i], textOf) + ")";
-  s += "}, {";
+  s += taps ? "}, " + leafText(*g.taps, textOf) + ", {" : "}, {";
   for (size_t i = 0; i < g.scalars.size(); ++i)
     s += (i ? ", " : "") + std::string("::kiln::detail::scalar(") + leafText(*g.scalars[i], textOf) + ")";
   return s + "}";
+}
+
+std::string operandLists(const FusedGroup &g, const TextOf &textOf) {
+  return operandListsWith(g, textOf, false);
 }
 
 std::string elementwiseCall(const FusedGroup &g, const std::string &outType, const std::string &kernelRef,
@@ -173,43 +171,13 @@ std::string elementwiseCall(const FusedGroup &g, const std::string &outType, con
   return "::kiln::detail::call_fused<" + outType + ">(" + kernelRef + ", " + operandLists(g, textOf) + ")";
 }
 
-/// A stencil group: an immediately invoked lambda that evaluates each leaf
-/// once and calls kiln::detail::call_stencil with the group's eager form as
-/// the fallback.
+/// A stencil group: kiln::detail::call_stencil with the group's leaves,
+/// each evaluated once (the runtime runs the kernel, or the group's unfused
+/// form through the kernels of its producer and consumer).
 std::string stencilCall(const FusedGroup &g, const std::string &outType,
                         const std::string &kernelRef, const TextOf &textOf) {
-  llvm::DenseMap<const Node *, std::string> names;
-  std::vector<const Node *> params;
-  auto name = [&](const Node *leaf, const char *prefix) {
-    if (!names.count(leaf)) {
-      names[leaf] = std::string(prefix) + std::to_string(params.size());
-      params.push_back(leaf);
-    }
-    return names[leaf];
-  };
-  std::string inputs = "{";
-  for (size_t i = 0; i < g.inputs.size(); ++i)
-    inputs += (i ? ", " : "") + std::string("::kiln::detail::in(") +
-              name(g.inputs[i], "__kiln_a") + ")";
-  inputs += "}";
-  std::string taps = name(g.taps, "__kiln_a");
-  std::string scalars = "{";
-  for (size_t i = 0; i < g.scalars.size(); ++i)
-    scalars += (i ? ", " : "") + std::string("::kiln::detail::scalar(") +
-               name(g.scalars[i], "__kiln_s") + ")";
-  scalars += "}";
-  std::string arrayType = "::kiln::array<" + outType + ">";
-  std::string s = hasLambda(g, *g.rootNode) ? "[&](" : "[](";
-  for (size_t i = 0; i < params.size(); ++i)
-    s += (i ? ", " : "") + std::string("const auto &") + names[params[i]];
-  // One line: the rewritten source keeps the original's line numbers.
-  s += ") -> " + arrayType + " { return ::kiln::detail::call_stencil<" +
-       outType + ">(" + kernelRef + ", " + inputs + ", " + taps + ", " +
-       scalars + ", [&]() -> " + arrayType + " { return " +
-       FallbackWriter(g, names, textOf).text(*g.rootNode) + "; }); }(";
-  for (size_t i = 0; i < params.size(); ++i)
-    s += (i ? ", " : "") + leafText(*params[i], textOf);
-  return s + ")";
+  return "::kiln::detail::call_stencil<" + outType + ">(" + kernelRef + ", " +
+         operandListsWith(g, textOf, true) + ")";
 }
 
 std::string reductionCall(const FusedGroup &g, const std::string &outType, const std::string &kernelRef,

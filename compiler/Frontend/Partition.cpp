@@ -14,6 +14,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace kiln::frontend {
 namespace {
@@ -294,7 +295,57 @@ private:
   llvm::DenseSet<const Node *> settled_;
 };
 
+/// The elementwise group of `root`'s operations in stencil group `g`, with
+/// `asLeaf` (the convolution, for the consumer) and g's cuts read as
+/// leaves, numbered in first-use order as settle() numbers them.
+std::unique_ptr<FusedGroup> subgroup(const FusedGroup &g, const Node *root,
+                                     const Node *asLeaf) {
+  if (root->kind != Node::Kind::Op ||
+      (root != g.rootNode && g.cuts.count(root)))
+    return nullptr;
+  auto sg = std::make_unique<FusedGroup>();
+  sg->root = root->expr;
+  sg->rootNode = const_cast<Node *>(root);
+  sg->cuts = g.cuts;
+  if (asLeaf)
+    sg->cuts.insert(asLeaf);
+  llvm::DenseSet<const Node *> seen;
+  std::function<void(const Node *)> walk = [&](const Node *n) {
+    if (n->kind == Node::Kind::Input || (n != root && sg->cuts.count(n))) {
+      if (!sg->inputIndex.count(n)) {
+        sg->inputIndex[n] = sg->inputs.size();
+        sg->inputs.push_back(n);
+        sg->inputTypes.push_back(n->type);
+      }
+      return;
+    }
+    if (n->kind == Node::Kind::Scalar) {
+      if (!sg->scalarIndex.count(n)) {
+        sg->scalarIndex[n] = sg->scalars.size();
+        sg->scalars.push_back(n);
+        sg->scalarTypes.push_back(n->type);
+      }
+      return;
+    }
+    if (n->kind == Node::Kind::Constant || !seen.insert(n).second)
+      return;
+    ++sg->numOps;
+    for (const Node *o : n->operands)
+      walk(o);
+  };
+  walk(root);
+  return sg;
+}
+
 } // namespace
+
+StencilParts stencilParts(const FusedGroup &g) {
+  StencilParts parts;
+  parts.producer = subgroup(g, g.stencil->operands[0], nullptr);
+  if (g.rootNode != g.stencil)
+    parts.consumer = subgroup(g, g.rootNode, g.stencil);
+  return parts;
+}
 
 std::vector<std::unique_ptr<FusedGroup>> partition(const ExprTree &tree,
                                                    const llvm::DenseSet<const Node *> &ownGroup,

@@ -32,6 +32,15 @@ std::vector<std::unique_ptr<FusedGroup>> partition(const ExprTree &tree,
                                                    const llvm::DenseSet<const Node *> &ownGroup = {},
                                                    const llvm::DenseSet<const Node *> &ownOperand = {});
 
+/// The unfused form of stencil group `g`: its producer (the operations
+/// computing the convolution's image) and its consumer (the operations on
+/// the convolution's result, which it reads as a leaf), each an elementwise
+/// group with its own leaves; null where that side has no operation.
+struct StencilParts {
+  std::unique_ptr<FusedGroup> producer, consumer;
+};
+StencilParts stencilParts(const FusedGroup &g);
+
 } // namespace kiln::frontend
 
 #endif

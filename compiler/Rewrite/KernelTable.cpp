@@ -4,6 +4,7 @@
 #include "Frontend/ElementType.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 
@@ -168,7 +169,18 @@ static std::string rawEntry(const frontend::RawKernelDecl &k, const std::string 
   return s;
 }
 
-/// kiln::detail::stencil_kernel (and its raw kernels) for a stencil group.
+/// The elementwise KernelDecl of one side of a stencil group's unfused form.
+static frontend::KernelDecl partDecl(const frontend::StencilPart &p) {
+  frontend::KernelDecl d;
+  d.name = p.name;
+  d.inputs = p.inputs;
+  d.scalars = p.scalars;
+  d.outputs = {p.output};
+  return d;
+}
+
+/// kiln::detail::stencil_kernel for a stencil group: its raw kernels and
+/// the elementwise kernels of its unfused form.
 static std::string stencilEntry(const frontend::KernelDecl &k,
                                 const std::string &id, bool ptx, bool fatbin,
                                 bool withHost) {
@@ -185,10 +197,43 @@ static std::string stencilEntry(const frontend::KernelDecl &k,
             std::to_string(sv.kh) + ", " + std::to_string(sv.kw) + ", " +
             std::to_string(sv.rows) + "}";
   }
+  const frontend::StencilFallback &fb = k.stencilFallback;
+  auto part = [&](const frontend::StencilPart &p, const std::string &pid) {
+    auto indices = [&](const std::vector<int> &map, const char *what) {
+      if (map.empty())
+        return std::string("nullptr");
+      std::string name = "kiln_stencil_" + std::string(what) + "_" + pid;
+      s += "const std::int8_t " + name + "[] = {";
+      for (size_t i = 0; i < map.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(map[i]);
+      s += "};\n";
+      return name;
+    };
+    std::string kernel = "nullptr";
+    if (!p.name.empty()) {
+      frontend::KernelDecl d = partDecl(p);
+      s += "const ::kiln::dtype kiln_types_" + pid + "[] = {" + dtypeList(d) +
+           "};\n";
+      s += elementwiseEntry(d, pid, ptx, fatbin, withHost);
+      kernel = "&kiln_kernel_" + pid;
+    }
+    std::string inputs = indices(p.inputMap, "inputs"),
+                scalars = indices(p.scalarMap, "scalars");
+    return "{" + kernel + ", " + std::to_string(p.inputMap.size()) + ", " +
+           std::to_string(p.scalarMap.size()) + ", " + inputs + ", " + scalars +
+           "}";
+  };
+  std::string producer = part(fb.producer, id + "p"),
+              consumer = part(fb.consumer, id + "c");
   s += "const ::kiln::detail::stencil_kernel kiln_kernel_" + id + " = {\n";
   s += "  \"" + k.name + "\",\n  {" + list + "},\n";
   s += "  " + std::to_string(k.inputs.size()) + ", " +
-       std::to_string(k.scalars.size()) + ", kiln_types_" + id + "};\n";
+       std::to_string(k.scalars.size()) + ", kiln_types_" + id + ",\n";
+  s += "  " + producer + ",\n  " + consumer + ",\n";
+  s += "  " + std::string(fb.correlate ? "true" : "false") + ", " +
+       std::to_string(fb.boundary) + ", " + std::to_string(fb.fillScalar) +
+       ", " + llvm::formatv("{0:e16}", fb.fillRe).str() + ", " +
+       llvm::formatv("{0:e16}", fb.fillIm).str() + "};\n";
   return s;
 }
 
@@ -257,6 +302,16 @@ std::string emitKernelTable(const KernelTableInput &in) {
                "_host(void **, ::kiln::detail::raw_thread_ctx *);\nvoid " +
                v.symbol +
                "_host_block(void **, ::kiln::detail::raw_thread_ctx *);\n";
+        for (const frontend::StencilPart *p :
+             {&k.stencilFallback.producer, &k.stencilFallback.consumer}) {
+          if (p->name.empty())
+            continue;
+          s += "void " + p->name + "_contig_host(void **);\n";
+          for (int r = 1; r <= 4; ++r)
+            s += "void " + p->name + "_strided" + std::to_string(r) +
+                 "_host(void **);\n";
+          s += "void " + p->name + "_rows_host(void **);\n";
+        }
         continue;
       }
       if (k.reduction) {

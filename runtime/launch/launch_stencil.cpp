@@ -1,20 +1,28 @@
 //===- runtime/launch/launch_stencil.cpp - Running a stencil kernel -------===//
 //
-// kiln::detail::launch_stencil: the checks that decide whether a call fits
-// a stencil kernel (kiln/detail/stencil.hpp), the choice of variant, the
-// parameter values and the launch, through launch_raw on either device.
+// kiln::detail::run_stencil: the checks that decide whether a call fits a
+// stencil kernel (kiln/detail/stencil.hpp), the choice of variant, the
+// parameter values and the launch, through launch_raw on either device;
+// otherwise the group's unfused form: the producer's elementwise kernel,
+// the runtime's convolve2d, the consumer's elementwise kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/detail/stencil.hpp"
 
 #include "kiln/error.hpp"
+#include "kiln/signal.hpp"
 
 #include <algorithm>
+#include <complex>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace kiln::detail {
+namespace {
 
+/// Runs the kernel of the filter's size; false (nothing launched) when the
+/// call does not fit one.
 bool launch_stencil(const stencil_kernel &k,
                     std::span<const array_base *const> inputs,
                     const array_base &given_taps,
@@ -101,6 +109,83 @@ bool launch_stencil(const stencil_kernel &k,
   raw_dims block{bx, by, 1};
   launch_raw(*v->kernel, dev, grid, block, 0, nullptr, args.data());
   return true;
+}
+
+/// A scalar operand (fused_scalar bytes of dtype t) as a complex<double>.
+std::complex<double> scalar_value(const void *bytes, dtype t) {
+  auto get = [&](auto v) {
+    std::memcpy(&v, bytes, sizeof(v));
+    return v;
+  };
+  switch (t) {
+  case dtype::bool_:
+    return get(std::uint8_t{}) != 0;
+  case dtype::int8: // fused_scalar holds small integers as int32
+  case dtype::uint8:
+  case dtype::int32:
+    return static_cast<double>(get(std::int32_t{}));
+  case dtype::int64:
+    return static_cast<double>(get(std::int64_t{}));
+  case dtype::float32:
+    return get(float{});
+  case dtype::float64:
+    return get(double{});
+  case dtype::complex64:
+    return get(std::complex<float>{});
+  case dtype::complex128:
+    return get(std::complex<double>{});
+  default:
+    throw error("kiln: a stencil kernel's fill value has dtype " +
+                std::string(kiln::name(t)) +
+                " (kilnc and the runtime disagree)");
+  }
+}
+
+/// One side of the unfused form: its kernel on its operands.
+array_base run_part(const stencil_part &part,
+                    std::span<const array_base *const> inputs,
+                    std::span<const void *const> scalars,
+                    const array_base *result) {
+  std::vector<const array_base *> in;
+  for (int i = 0; i < part.num_inputs; ++i)
+    in.push_back(part.inputs[i] < 0
+                     ? result
+                     : inputs[static_cast<std::size_t>(part.inputs[i])]);
+  std::vector<const void *> sc;
+  for (int i = 0; i < part.num_scalars; ++i)
+    sc.push_back(scalars[static_cast<std::size_t>(part.scalars[i])]);
+  array_base out[1];
+  launch_elementwise(*part.kernel, in, sc, out);
+  return std::move(out[0]);
+}
+
+} // namespace
+
+array_base run_stencil(const stencil_kernel &k,
+                       std::span<const array_base *const> inputs,
+                       const array_base &taps,
+                       std::span<const void *const> scalars) {
+  array_base out;
+  if (launch_stencil(k, inputs, taps, scalars, out))
+    return out;
+  // The unfused form: each side's kernel broadcasts as NumPy does, the
+  // convolution raises SciPy's errors.
+  const array_base image =
+      k.producer.kernel
+          ? run_part(k.producer, inputs, scalars, nullptr)
+          : *inputs[static_cast<std::size_t>(k.producer.inputs[0])];
+  const std::complex<double> fill =
+      k.fill_scalar >= 0
+          ? scalar_value(
+                scalars[static_cast<std::size_t>(k.fill_scalar)],
+                k.operand_dtypes[k.num_inputs + 2 +
+                                 static_cast<std::size_t>(k.fill_scalar)])
+          : std::complex<double>(k.fill_re, k.fill_im);
+  const array_base conv = kiln::signal::detail::convolve2d(
+      image, taps, kiln::signal::mode::same,
+      static_cast<kiln::signal::boundary>(k.boundary), fill, k.correlate);
+  return k.consumer.kernel ? run_part(k.consumer, inputs, scalars, &conv)
+                           : conv;
 }
 
 } // namespace kiln::detail

@@ -4,9 +4,10 @@
 // random data: each boundary, the three kernels (3x3, 5x5, 7x7 filters),
 // correlate's conjugated taps, fill values, views (a transposed, sliced
 // image; a transposed filter), integer and complex types, a filter computed
-// first, a reduction of the result, and the eager form where no kernel
-// applies (other filter sizes, even ones included; an image smaller than
-// the filter; operands of other shapes).
+// first, a reduction of the result, and the unfused form (the producer's
+// and the consumer's kernels around the runtime's convolution) where no
+// stencil kernel applies (other filter sizes, even ones included; an image
+// smaller than the filter; operands of other shapes).
 #include "e2e.hpp"
 
 #include <kiln/signal.hpp>
@@ -91,7 +92,7 @@ int main() {
   auto rng = kiln::random::default_rng(7);
 
   // The tutorial's blur + threshold, every kernel and a 4x4 filter (the
-  // eager form), on sizes that are not multiples of a block.
+  // unfused form), on sizes that are not multiples of a block.
   for (long k : {3L, 5L, 7L, 4L}) {
     f32 img = rng.random<float>({67, 131}), taps = rng.random<float>({k, k});
     float t = 0.25f * static_cast<float>(k * k);
@@ -110,7 +111,7 @@ int main() {
   }
 
   // Producer over two inputs, consumer reading an input, wrap, 3x3 and a
-  // 2x6 filter (even sizes, eager: SciPy's centring).
+  // 2x6 filter (even sizes, unfused: SciPy's centring).
   for (auto [kh, kw] : {std::pair{3L, 3L}, std::pair{2L, 6L}}) {
     f64 x = rng.random<double>({40, 33}), y = rng.random<double>({40, 33}), k = rng.random<double>({kh, kw});
     std::vector<C> xs = values(x), ys = values(y), prod(xs.size());
@@ -122,7 +123,7 @@ int main() {
   }
 
   // correlate2d with a fill value, 7x7 over an image smaller than the
-  // filter in rows (eager), and a transposed, sliced view as the image with
+  // filter in rows (unfused), and a transposed, sliced view as the image with
   // a transposed filter.
   {
     f32 x = rng.random<float>({5, 40}), k = rng.random<float>({7, 7});
@@ -187,7 +188,7 @@ int main() {
 
   // Plain statements fuse too: a reduction of the result (the convolution
   // is then a kernel of its own), and a consumer reading a row vector (other
-  // shape: the eager form runs, with NumPy's broadcasting).
+  // shape: the unfused form runs, with NumPy's broadcasting).
   {
     f32 x = rng.random<float>({24, 50}), k = rng.random<float>({3, 3}), row = rng.random<float>({50});
     std::vector<C> ref = reference(values(x), 24, 50, values(k), 3, 3, false, Bd::symm, 0);
@@ -198,11 +199,11 @@ int main() {
     expect("sum of convolution", total, 1, [&](std::size_t) { return want; }, 1e-5);
     f32 scaled = sg::convolve2d(x, k, sg::mode::same, sg::boundary::symm) * row;
     std::vector<C> rs = values(row);
-    expect("broadcast consumer (eager fallback)", scaled, ref.size(), [&](std::size_t i) { return ref[i] * rs[i % 50]; },
+    expect("broadcast consumer (unfused)", scaled, ref.size(), [&](std::size_t i) { return ref[i] * rs[i % 50]; },
            1e-5);
   }
 
-  // Errors come from the eager form, as SciPy's.
+  // Errors come from the unfused form's convolution, as SciPy's.
   try {
     f32 one_d = rng.random<float>({10}), k = rng.random<float>({3, 3});
     f32 bad = blur_threshold(one_d, k, 1.0f);

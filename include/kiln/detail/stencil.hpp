@@ -13,11 +13,12 @@
 // * Parameters: the output (C-contiguous), h, w; per input its data and
 //   element strides of rows and columns; the filter's data (C-contiguous),
 //   rows and columns; the scalars (a complex one as its two parts).
-// * Any call the kernel does not cover (an input of another shape, a rank
+// * Any call the kernels do not cover (an input of another shape, a rank
 //   other than 2, empty arrays, an image smaller than the filter in either
-//   dimension, a filter of another size, arrays on different devices) runs the
-//   group's eager form instead, which gives NumPy's and SciPy's answers and
-//   errors.
+//   dimension, a filter of another size, arrays on different devices) runs
+//   the group's unfused form: the producer's elementwise kernel, the
+//   runtime's convolve2d, the consumer's elementwise kernel, with NumPy's
+//   broadcasting and SciPy's answers and errors.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -29,7 +30,6 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
-#include <utility>
 
 namespace kiln::detail {
 
@@ -42,6 +42,17 @@ struct stencil_variant {
 
 inline constexpr int num_stencil_variants = 3;
 
+/// One side of the unfused form: an elementwise kernel (null: none) and,
+/// for each of its operands, the group's input or scalar it is (-1: the
+/// convolution's result). Without a producer kernel, inputs[0] is the
+/// group's input that is the image.
+struct stencil_part {
+  const fused_kernel *kernel;
+  std::uint8_t num_inputs, num_scalars;
+  const std::int8_t *inputs;
+  const std::int8_t *scalars;
+};
+
 /// One stencil group, as kilnc emits it into the rewritten C++.
 struct stencil_kernel {
   const char *name;
@@ -50,30 +61,31 @@ struct stencil_kernel {
   std::uint8_t num_scalars;
   /// The inputs' dtypes, the filter's, the result's, then the scalars'.
   const kiln::dtype *operand_dtypes;
+  stencil_part producer, consumer;
+  bool correlate;
+  std::uint8_t boundary;   ///< kiln::signal::boundary
+  std::int8_t fill_scalar; ///< the scalar that is the fill value, or -1
+  double fill_re, fill_im; ///< else the constant fill value
 };
 
-/// Runs `k` when every input has one 2-d shape, the filter is 2-d and
-/// every array is on one device: `out` is then the result and the answer
-/// true. False (nothing launched) for any other call.
-bool launch_stencil(const stencil_kernel &k,
-                    std::span<const array_base *const> inputs,
-                    const array_base &taps,
-                    std::span<const void *const> scalars, array_base &out);
+/// Runs group `k` on its operands: the kernel of the filter's size when
+/// every input has one 2-d shape at least as large as the filter and every
+/// array is on one device, else the group's unfused form.
+array_base run_stencil(const stencil_kernel &k,
+                       std::span<const array_base *const> inputs,
+                       const array_base &taps,
+                       std::span<const void *const> scalars);
 
 /// The form kilnc's rewritten code calls.
-template <element Out, class Fallback>
+template <element Out>
 array<Out> call_stencil(const stencil_kernel &k,
                         std::initializer_list<const array_base *> inputs,
                         const array_base &taps,
-                        std::initializer_list<fused_scalar> scalars,
-                        Fallback &&fallback) {
+                        std::initializer_list<fused_scalar> scalars) {
   scalar_pointers sp(scalars);
-  array_base out;
-  if (!launch_stencil(
-          k, std::span<const array_base *const>(inputs.begin(), inputs.size()),
-          taps, sp.span(), out))
-    return std::forward<Fallback>(fallback)();
-  return array<Out>(std::move(out));
+  return array<Out>(run_stencil(
+      k, std::span<const array_base *const>(inputs.begin(), inputs.size()),
+      taps, sp.span()));
 }
 
 } // namespace kiln::detail

@@ -2,9 +2,11 @@
 // is a stencil group: its producer (x * x) and consumer (the threshold) are
 // computed inside one raw kernel per filter size (3x3, 5x5, 7x7: loads of
 // the producer's inputs, fused multiply-adds, the consumer, one store per
-// output), called through kiln::detail::call_stencil with the group's eager
-// form as the fallback. A filter computed by operations, a reduction of the
-// result and a non-constant mode are not part of it.
+// output), called through kiln::detail::call_stencil; the producer and the
+// consumer are also elementwise kernels of their own (`_p`, `_c`), the
+// group's unfused form for calls no stencil kernel takes. A filter
+// computed by operations, a reduction of the result and a non-constant mode
+// are not part of it.
 // RUN: %kilnc --emit=mlir %s -o - | FileCheck %s
 // RUN: %kilnc --emit=cpp %s -o - | FileCheck %s --check-prefix=CPP
 // RUN: %kilnc --emit=ptx %s -o - | FileCheck %s --check-prefix=PTX
@@ -39,6 +41,12 @@ f32 not_constant(const f32 &x, const f32 &k, sg::mode m) { return sg::convolve2d
 // CHECK: llvm.store
 // CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_5x5(
 // CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_7x7(
+// CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_p(%arg0: tensor<?xf32>) -> tensor<?xf32>
+// CHECK-SAME: kiln.kernel
+// CHECK: arith.mulf
+// CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_c(%arg0: tensor<?xf32>, %arg1: f32) -> tensor<?xf32>
+// CHECK-SAME: kiln.kernel
+// CHECK: arith.cmpf ogt
 // The filter's normalization (one reduction kernel) comes before the
 // stencil, the sum of the result after it.
 // CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_normalized_1_0(
@@ -50,15 +58,20 @@ f32 not_constant(const f32 &x, const f32 &k, sg::mode m) { return sg::convolve2d
 // CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_not_constant_2_0(%arg0: tensor<?xf32>)
 // CHECK-SAME: kiln.kernel
 
-// CPP: return {{.*}}::kiln::detail::call_stencil<float>({{.*}}, {::kiln::detail::in(__kiln_a0)}, __kiln_a1, {::kiln::detail::scalar(__kiln_s2)}, [&]() -> ::kiln::array<float> { return ::kiln::where((::kiln::signal::convolve2d((__kiln_a0 * __kiln_a0), __kiln_a1, ::kiln::signal::mode::same, ::kiln::signal::boundary::symm, static_cast<double>(0x0p+0)) > __kiln_s2)
-// CPP: ::kiln::signal::correlate2d(__kiln_a0, __kiln_a1, ::kiln::signal::mode::same, ::kiln::signal::boundary::fill, static_cast<float>(0x1p+1))
-// CPP: sg::convolve2d(x, k, m) + 1.0f
+// CPP: return ::kiln::detail::call_stencil<float>(::__kiln_k_{{[0-9a-f]+}}_0(), {::kiln::detail::in(x)}, k, {::kiln::detail::scalar(t)});
+// CPP: ::kiln::detail::call_stencil<float>(::__kiln_k_{{[0-9a-f]+}}_2(), {::kiln::detail::in(x)}, [](const auto &__kiln_a0, {{.*}}call_reduction
+// CPP: sg::convolve2d(x, k, m)
 // CPP: {{^}}const ::kiln::detail::stencil_kernel kiln_kernel_0 = {
 // CPP-NEXT: "kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0",
 // CPP-NEXT: {{[{][{]}}&kiln_raw_s0_0, 3, 3, 8}, {&kiln_raw_s0_1, 5, 5, 8}, {&kiln_raw_s0_2, 7, 7, 8{{[}][}]}},
+// CPP-NEXT: 1, 1, kiln_types_0,
+// The producer reads input 0; the consumer the convolution (-1) and scalar 0.
+// CPP-NEXT: {&kiln_kernel_0p, 1, 0, kiln_stencil_inputs_0p, nullptr},
+// CPP-NEXT: {&kiln_kernel_0c, 1, 1, kiln_stencil_inputs_0c, kiln_stencil_scalars_0c},
+// CPP-NEXT: false, 2, -1, 0.0000000000000000e+00, 0.0000000000000000e+00};
 
 // PTX: .entry kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_5x5(
 // PTX: fma.rn.f32
 
-// REPORT: stencil-fusion.cpp:20:10 blur_threshold kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0 4 ops of 2 statements 1 array + 1 scalar convolve2d symm
-// REPORT: stencil-fusion.cpp:24:20 normalized kiln_stencil_fusion_{{[0-9a-f]+}}_normalized_1_1 1 op 1 array correlate2d fill
+// REPORT: stencil-fusion.cpp:{{[0-9]+}}:10 blur_threshold kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0 4 ops of 2 statements 1 array + 1 scalar convolve2d symm
+// REPORT: stencil-fusion.cpp:{{[0-9]+}}:20 normalized kiln_stencil_fusion_{{[0-9a-f]+}}_normalized_1_1 1 op 1 array correlate2d fill
