@@ -4,23 +4,8 @@
 # bandwidth over the device copy. One JSON line each.
 import json
 import cupy as cp
-import numpy as np
 import cupyx.scipy.signal as cps
-
-
-def bench(f, reps=30):
-    for _ in range(3):
-        f()
-    cp.cuda.Device().synchronize()
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    ts = []
-    for _ in range(reps):
-        s.record()
-        f()
-        e.record()
-        e.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts))
+from cupy_timing import bench_cupy as bench
 
 
 n = 4096

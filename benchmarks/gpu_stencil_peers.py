@@ -9,24 +9,9 @@ import json
 
 import cupy as cp
 import cupyx.scipy.signal as cps
-import numpy as np
+from cupy_timing import bench_cupy, bench_torch
 
 n = 4096
-
-
-def bench_cupy(f, reps=30):
-    for _ in range(3):
-        f()
-    cp.cuda.Device().synchronize()
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    ts = []
-    for _ in range(reps):
-        s.record()
-        f()
-        e.record()
-        e.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts))
 
 
 img = cp.random.random((n, n), dtype=cp.float32)
@@ -57,20 +42,6 @@ except ImportError:
 if torch is not None:
     x = torch.rand((1, 1, n, n), device="cuda", dtype=torch.float32)
     y = torch.empty_like(x)
-
-    def bench_torch(f, reps=30):
-        for _ in range(3):
-            f()
-        torch.cuda.synchronize()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        ts = []
-        for _ in range(reps):
-            s.record()
-            f()
-            e.record()
-            e.synchronize()
-            ts.append(s.elapsed_time(e))
-        return float(np.median(ts))
 
     tcopy = bench_torch(lambda: y.copy_(x))
     tcopy_gbps = nbytes / (tcopy * 1e-3) / 1e9

@@ -198,35 +198,16 @@ private:
 
   /// The value of element `offset` of `data`, stored as `t`.
   Value load(Value data, Value offset, ElementType t) {
-    MLIRContext *ctx = module_.getContext();
-    Type ptr = LLVM::LLVMPointerType::get(ctx);
-    Type stored = storageType(*ctx, t);
-    if (auto c = dyn_cast<ComplexType>(stored)) {
-      Type part = c.getElementType();
-      Value at = LLVM::GEPOp::create(b_, loc_, ptr, part, data,
-                                     ValueRange{add(offset, offset)});
-      Value re = LLVM::LoadOp::create(b_, loc_, part, at);
-      Value imAt = LLVM::GEPOp::create(b_, loc_, ptr, part, at,
-                                       ArrayRef<LLVM::GEPArg>{1});
-      Value im = LLVM::LoadOp::create(b_, loc_, part, imAt);
-      return complex::CreateOp::create(b_, loc_, c, re, im);
-    }
-    Value at =
-        LLVM::GEPOp::create(b_, loc_, ptr, stored, data, ValueRange{offset});
-    Value v = LLVM::LoadOp::create(b_, loc_, stored, at);
-    if (t == ElementType::Bool)
-      v = arith::TruncIOp::create(b_, loc_, b_.getI1Type(), v);
-    return v;
+    return loadAt(elementAddress(data, offset, t), 0, t);
   }
 
+  /// Stores `v` (of type `t`) as element `offset` of `data`.
   void store(Value v, Value data, Value offset, ElementType t) {
     MLIRContext *ctx = module_.getContext();
     Type ptr = LLVM::LLVMPointerType::get(ctx);
-    Type stored = storageType(*ctx, t);
-    if (auto c = dyn_cast<ComplexType>(stored)) {
-      Type part = c.getElementType();
-      Value at = LLVM::GEPOp::create(b_, loc_, ptr, part, data,
-                                     ValueRange{add(offset, offset)});
+    Value at = elementAddress(data, offset, t);
+    if (kindOf(t) == TypeKind::Complex) {
+      Type part = cast<ComplexType>(storageType(*ctx, t)).getElementType();
       LLVM::StoreOp::create(b_, loc_, complex::ReOp::create(b_, loc_, v), at);
       Value imAt = LLVM::GEPOp::create(b_, loc_, ptr, part, at,
                                        ArrayRef<LLVM::GEPArg>{1});
@@ -235,8 +216,6 @@ private:
     }
     if (t == ElementType::Bool)
       v = arith::ExtUIOp::create(b_, loc_, b_.getI8Type(), v);
-    Value at =
-        LLVM::GEPOp::create(b_, loc_, ptr, stored, data, ValueRange{offset});
     LLVM::StoreOp::create(b_, loc_, v, at);
   }
 
