@@ -1,11 +1,12 @@
 # The event timing the CuPy and PyTorch peer scripts share (after
-# ../shared/toolchain/peers.py): the median of `reps` runs after 3, in ms.
+# ../shared/toolchain/peers.py): the median of `reps` runs after `warm`
+# (3), in ms.
 import numpy as np
 
 
-def bench_cupy(f, reps=30):
+def bench_cupy(f, reps=30, warm=3):
     import cupy as cp
-    for _ in range(3):
+    for _ in range(warm):
         f()
     cp.cuda.Device().synchronize()
     s, e = cp.cuda.Event(), cp.cuda.Event()

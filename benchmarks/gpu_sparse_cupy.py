@@ -7,21 +7,8 @@ import cupy as cp
 import cupyx.scipy.sparse as sp
 import cupyx.scipy.sparse.linalg as spla
 import numpy as np
+from cupy_timing import bench_cupy as bench
 
-
-def bench(f, reps=30, warm=3):
-    for _ in range(warm):
-        f()
-    cp.cuda.Device().synchronize()
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    ts = []
-    for _ in range(reps):
-        s.record()
-        f()
-        e.record()
-        e.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts))
 
 
 rows, per_row = 4 << 20, 16

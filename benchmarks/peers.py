@@ -4,18 +4,7 @@
 import json, sys, time
 import numpy as np
 import cupy as cp
-
-
-def bench(f, reps=30):
-    for _ in range(3):
-        f()
-    cp.cuda.Device().synchronize()
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    ts = []
-    for _ in range(reps):
-        s.record(); f(); e.record(); e.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts))
+from cupy_timing import bench_cupy as bench
 
 
 def emit(name, ms, nbytes, **extra):
