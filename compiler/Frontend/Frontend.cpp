@@ -408,10 +408,7 @@ private:
     if (fillNode->kind == Node::Kind::Scalar) {
       fb.fillScalar = static_cast<int>(g.scalarIndex.lookup(fillNode));
     } else {
-      bool exact = kindOf(fillNode->type) == TypeKind::Int ||
-                   kindOf(fillNode->type) == TypeKind::Bool;
-      fb.fillRe = exact ? static_cast<double>(fillNode->intConstant)
-                        : fillNode->constant.real();
+      fb.fillRe = fillNode->constant.real(); // an integer constant's too
       fb.fillIm = fillNode->constant.imag();
     }
     return true;

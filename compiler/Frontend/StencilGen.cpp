@@ -16,8 +16,8 @@
 // Parameters, in order (docs/kernel-abi.md, "Stencil kernels"): the output
 // (C-contiguous, the image's shape), its rows and columns; for each input
 // of the group its data and element strides of rows and columns; the
-// filter's data (C-contiguous), rows and columns; the scalars, a complex
-// one as its two parts.
+// filter's data (C-contiguous; each kernel knows its size); the scalars, a
+// complex one as its two parts.
 //
 //===----------------------------------------------------------------------===//
 #include "Frontend/ElementMath.h"
@@ -58,8 +58,8 @@ public:
       params.append({ptr, i64, i64});
       paramBytes.insert(paramBytes.end(), {8, 8, 8});
     }
-    params.append({ptr, i64, i64});
-    paramBytes.insert(paramBytes.end(), {8, 8, 8});
+    params.push_back(ptr);
+    paramBytes.push_back(8);
     for (ElementType s : g_.scalarTypes) {
       Type stored = storageType(*ctx, s);
       unsigned parts = 1;
@@ -88,9 +88,7 @@ public:
     for (size_t i = 0; i < g_.inputs.size(); ++i, a += 3)
       inputs_.push_back({entry->getArgument(a), entry->getArgument(a + 1),
                          entry->getArgument(a + 2)});
-    taps_ = entry->getArgument(a);
-    Value kh = entry->getArgument(a + 1), kw = entry->getArgument(a + 2);
-    a += 3;
+    taps_ = entry->getArgument(a++);
     scalars_.clear();
     for (ElementType s : g_.scalarTypes) {
       Value v = entry->getArgument(a++);
@@ -101,7 +99,8 @@ public:
     }
     ScalarBuilder sb(b_, loc_);
     sb_ = &sb;
-    fill_ = sb.cast(valueOf(*st_.operands[2], Position{}, nullptr),
+    Cache none;
+    fill_ = sb.cast(valueOf(*st_.operands[2], Position{}, none),
                     st_.operands[2]->type, t_);
     if (failed_) {
       fn.erase();
@@ -270,11 +269,10 @@ private:
 
   /// Node `n` at element (row, col) of the group's space; the convolution
   /// itself is `result` (null while evaluating its producer).
-  Value valueOf(const Node &n, const Position &at, Cache *cache,
+  Value valueOf(const Node &n, const Position &at, Cache &cache,
                 Value result = {}) {
-    if (cache)
-      if (Value v = cache->lookup(&n))
-        return v;
+    if (Value v = cache.lookup(&n))
+      return v;
     Value v;
     if (&n == &st_ && result) {
       v = result;
@@ -310,8 +308,8 @@ private:
                "kilnc cannot fuse this operation into a convolution's kernel");
       failed_ = true;
     }
-    if (cache && v)
-      (*cache)[&n] = v;
+    if (v)
+      cache[&n] = v;
     return v;
   }
 
@@ -319,7 +317,7 @@ private:
   /// `inside` (fill boundary) is false.
   Value produce(const Position &at, Value inside) {
     Cache cache;
-    Value v = valueOf(*st_.operands[0], at, &cache);
+    Value v = valueOf(*st_.operands[0], at, cache);
     if (!v)
       return {};
     v = sb_->cast(v, st_.operands[0]->type, t_);
@@ -328,15 +326,14 @@ private:
 
   /// Tap (p, q) of the filter in correlation order: reversed for a
   /// convolution, conjugated for a correlation; in the result's type.
-  Value tap(Value p, Value q, Value kh, Value kw) {
-    Value one = constant(1);
+  Value tap(unsigned p, unsigned q, unsigned kh, unsigned kw) {
     if (!st_.correlate) {
-      p = sub(sub(kh, one), p);
-      q = sub(sub(kw, one), q);
+      p = kh - 1 - p;
+      q = kw - 1 - q;
     }
     ElementType ft = st_.operands[1]->type;
-    Value v = load(taps_, add(mul(p, kw), q),
-                   ft); // C-contiguous: constant offsets when unrolled
+    Value v = load(taps_, constant(p * kw + q),
+                   ft); // C-contiguous: an immediate offset
     v = sb_->cast(v, ft, t_);
     if (st_.correlate && kindOf(t_) == TypeKind::Complex)
       v = complex::ConjOp::create(b_, loc_, v);
@@ -346,7 +343,7 @@ private:
   /// The output at (row, j) from the convolution's value `acc`, stored.
   void finish(Value row, Value j, Value acc) {
     Cache cache;
-    Value v = valueOf(*g_.rootNode, Position{row, j}, &cache, acc);
+    Value v = valueOf(*g_.rootNode, Position{row, j}, cache, acc);
     if (!v)
       return;
     store(v, out_, add(mul(row, w_), j), g_.rootNode->type);
@@ -354,23 +351,20 @@ private:
 
   /// The origin of each axis: output i reads inputs i + origin + p (SciPy's
   /// mode same centres at (k - 1) / 2 for convolve2d, k / 2 for correlate2d).
-  Value origin(Value k) {
-    Value one = constant(1), two = constant(2);
-    Value start =
-        arith::DivSIOp::create(b_, loc_, st_.correlate ? k : sub(k, one), two);
-    return sub(start, sub(k, one));
+  long long origin(unsigned k) const {
+    long long n = k;
+    return (st_.correlate ? n : n - 1) / 2 - (n - 1);
   }
 
   /// A kh x kw filter known here: `rows` outputs a thread, fully unrolled,
   /// each input produced once and multiplied into every output it reaches.
   bool fixedKernel(Value j, Value first, Value step, unsigned kh, unsigned kw,
                    unsigned rows) {
-    Value khV = constant(kh), kwV = constant(kw);
-    Value oy = origin(khV), ox = origin(kwV);
+    Value oy = constant(origin(kh)), ox = constant(origin(kw));
     std::vector<std::vector<Value>> taps(kh, std::vector<Value>(kw));
     for (unsigned p = 0; p < kh; ++p)
       for (unsigned q = 0; q < kw; ++q)
-        taps[p][q] = tap(constant(p), constant(q), khV, kwV);
+        taps[p][q] = tap(p, q, kh, kw);
     // The fast path: every column of the window inside and every input's
     // rows contiguous, so that each load is an immediate offset from its
     // row's base (most threads; the others map each column).

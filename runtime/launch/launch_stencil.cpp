@@ -42,7 +42,7 @@ bool launch_stencil(const stencil_kernel &k,
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const array_base &a = *inputs[i];
     if (!a.valid() || a.shape() != first.shape() || a.device() != dev)
-      return false; // broadcasting, another rank or device: the eager form
+      return false; // broadcasting, another rank or device: the unfused form
     if (a.dtype() != k.operand_dtypes[i])
       throw error(std::string("kiln: stencil kernel '") + k.name + "': input " +
                   std::to_string(i) +
@@ -70,10 +70,10 @@ bool launch_stencil(const stencil_kernel &k,
 
   out = empty(k.operand_dtypes[inputs.size() + 1], first.shape(), dev);
 
-  // Parameter values: 8-byte slots for pointers and extents, the scalars'
-  // own bytes (a complex one as its two parts).
+  // Parameter values: 8-byte slots for pointers, extents and strides, the
+  // scalars' own bytes (a complex one as its two parts).
   std::vector<std::int64_t> slots;
-  slots.reserve(3 + 3 * inputs.size() + 5);
+  slots.reserve(3 + 3 * inputs.size() + 1);
   auto pointer = [](const void *p) {
     return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p));
   };
@@ -81,7 +81,7 @@ bool launch_stencil(const stencil_kernel &k,
   for (const array_base *a : inputs)
     slots.insert(slots.end(),
                  {pointer(a->data()), a->strides()[0], a->strides()[1]});
-  slots.insert(slots.end(), {pointer(taps.data()), kh, kw});
+  slots.push_back(pointer(taps.data()));
   std::vector<void *> args;
   for (std::int64_t &s : slots)
     args.push_back(&s);

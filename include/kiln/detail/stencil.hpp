@@ -11,8 +11,9 @@
 //   per output column and `rows` output rows, over a 2-d grid, for one size
 //   of filter (3x3, 5x5, 7x7), unrolled.
 // * Parameters: the output (C-contiguous), h, w; per input its data and
-//   element strides of rows and columns; the filter's data (C-contiguous),
-//   rows and columns; the scalars (a complex one as its two parts).
+//   element strides of rows and columns; the filter's data (C-contiguous;
+//   each variant knows its size); the scalars (a complex one as its two
+//   parts).
 // * Any call the kernels do not cover (an input of another shape, a rank
 //   other than 2, empty arrays, an image smaller than the filter in either
 //   dimension, a filter of another size, arrays on different devices) runs

@@ -29,9 +29,8 @@ KILN_FUSE f32 normalized(const f32 &x, const f32 &k) {
 f32 not_constant(const f32 &x, const f32 &k, sg::mode m) { return sg::convolve2d(x, k, m) + 1.0f; }
 
 // CHECK-LABEL: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_3x3(
-// The output and its extents, x and its strides, the filter and its
-// extents, t.
-// CHECK-SAME: %arg0: !llvm.ptr, %arg1: i64, %arg2: i64, %arg3: !llvm.ptr, %arg4: i64, %arg5: i64, %arg6: !llvm.ptr, %arg7: i64, %arg8: i64, %arg9: f32)
+// The output and its extents, x and its strides, the filter, t.
+// CHECK-SAME: %arg0: !llvm.ptr, %arg1: i64, %arg2: i64, %arg3: !llvm.ptr, %arg4: i64, %arg5: i64, %arg6: !llvm.ptr, %arg7: f32)
 // CHECK-SAME: kiln.raw_kernel
 // CHECK: gpu.block_id x
 // CHECK: llvm.load
