@@ -33,6 +33,24 @@ inline double median_ms(const std::function<void()> &f, int reps = 30, int warmu
   return ts[ts.size() / 2];
 }
 
+/// Median wall-clock milliseconds of `f` over `reps` runs after `warmup`
+/// runs: host work (the host backend's benchmarks).
+inline double host_median_ms(const std::function<void()> &f, int reps = 9,
+                             int warmup = 2) {
+  for (int i = 0; i < warmup; ++i)
+    f();
+  std::vector<double> ts;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    ts.push_back(std::chrono::duration<double, std::milli>(
+                     std::chrono::steady_clock::now() - t0)
+                     .count());
+  }
+  std::nth_element(ts.begin(), ts.begin() + ts.size() / 2, ts.end());
+  return ts[ts.size() / 2];
+}
+
 /// One result: name, milliseconds, bytes moved (0 if not a bandwidth figure).
 inline void emit(const char *suite, const char *name, double ms, double bytes, const char *extra = "") {
   double gbs = bytes > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;

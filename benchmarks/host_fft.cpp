@@ -3,29 +3,17 @@
 // transform: one thread, as NumPy), complex64 256 batched transforms of
 // 4096, float32 rfft of 2^20, complex128 fft2 1024^2. Median wall time of 9
 // runs after 2. One JSON line each.
+#include "bench.hpp"
+
 #include <kiln/fft.hpp>
 #include <kiln/kiln.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <complex>
 #include <cstdio>
 #include <vector>
 
 namespace {
-
-template <class F> double median_ms(F &&f) {
-  for (int i = 0; i < 2; ++i)
-    f();
-  std::vector<double> ts;
-  for (int i = 0; i < 9; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    ts.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::nth_element(ts.begin(), ts.begin() + ts.size() / 2, ts.end());
-  return ts[ts.size() / 2];
-}
 
 void report(const char *name, double ms) {
   std::printf("{\"suite\": \"host_fft\", \"name\": \"%s\", \"impl\": \"kiln\", \"ms\": %.3f}\n", name, ms);
@@ -44,12 +32,16 @@ int main() {
     return rng.random<R>(s, host).template astype<C>() + rng.random<R>(s, host).template astype<C>() * C(0, 1);
   };
   const auto a = complex_random.operator()<c64>({1 << 20});
-  report("fft complex64 2^20", median_ms([&] { (void)kiln::fft::fft(a); }));
+  report("fft complex64 2^20",
+         bench::host_median_ms([&] { (void)kiln::fft::fft(a); }));
   const auto b = complex_random.operator()<c64>({256, 4096});
-  report("fft complex64 256x4096", median_ms([&] { (void)kiln::fft::fft(b); }));
+  report("fft complex64 256x4096",
+         bench::host_median_ms([&] { (void)kiln::fft::fft(b); }));
   const auto r = rng.random<float>({1 << 20}, host);
-  report("rfft float32 2^20", median_ms([&] { (void)kiln::fft::rfft(r); }));
+  report("rfft float32 2^20",
+         bench::host_median_ms([&] { (void)kiln::fft::rfft(r); }));
   const auto c = complex_random.operator()<c128>({1024, 1024});
-  report("fft2 complex128 1024^2", median_ms([&] { (void)kiln::fft::fft2(c); }));
+  report("fft2 complex128 1024^2",
+         bench::host_median_ms([&] { (void)kiln::fft::fft2(c); }));
   return 0;
 }

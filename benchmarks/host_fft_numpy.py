@@ -1,21 +1,14 @@
 # NumPy beside benchmarks/host_fft.cpp on the same machine: the same FFTs,
 # median wall time of 9 runs after 2. One JSON line each.
-import json, time
+import json
 import numpy as np
+from host_timing import median_ms
 
 rng = np.random.default_rng(3)
 
 
 def timed(name, f):
-    for _ in range(2):
-        f()
-    ts = []
-    for _ in range(9):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    print(json.dumps(dict(suite="host_fft", name=name, impl="numpy", ms=round(float(np.median(ts)) * 1e3, 3))), flush=True)
-
+    print(json.dumps(dict(suite="host_fft", name=name, impl="numpy", ms=round(median_ms(f), 3))), flush=True)
 
 def crandom(shape, dtype):
     return (rng.random(shape) + 1j * rng.random(shape)).astype(dtype)

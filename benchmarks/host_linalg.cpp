@@ -8,29 +8,17 @@
 // svdvals, eigh, qr, inv, cholesky of a positive-definite one) and svd of
 // 1000 batched 16 x 16.
 // Median wall time of 9 runs after 2. One JSON line each.
+#include "bench.hpp"
+
 #include <kiln/kiln.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
 namespace {
-
-template <class F> double median_ms(F &&f) {
-  for (int i = 0; i < 2; ++i)
-    f();
-  std::vector<double> ts;
-  for (int i = 0; i < 9; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    ts.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::nth_element(ts.begin(), ts.begin() + ts.size() / 2, ts.end());
-  return ts[ts.size() / 2];
-}
 
 template <class T> void run(const char *type, std::int64_t n) {
   auto rng = kiln::random::default_rng(11);
@@ -42,7 +30,7 @@ template <class T> void run(const char *type, std::int64_t n) {
     a = rng.random<T>({n, n});
     b = rng.random<T>({n, n});
   }
-  const double ms = median_ms([&] { (void)kiln::matmul(a, b); });
+  const double ms = bench::host_median_ms([&] { (void)kiln::matmul(a, b); });
   const double flops = (std::is_same_v<T, std::complex<float>> ? 8.0 : 2.0) * double(n) * n * n;
   const char *blas = std::getenv("KILN_BLAS");
   std::printf("{\"suite\": \"host_linalg\", \"name\": \"kiln matmul %s %lld\", \"impl\": \"kiln%s\", \"ms\": %.3f, "
@@ -77,27 +65,37 @@ int main() {
   auto rng = kiln::random::default_rng(12);
   {
     const kiln::array<float> a = system(0.0f, 1, 1024), b = rng.random<float>({1024});
-    emit("solve float32 1024", median_ms([&] { (void)kiln::linalg::solve(a, b); }));
+    emit("solve float32 1024",
+         bench::host_median_ms([&] { (void)kiln::linalg::solve(a, b); }));
   }
   {
     const kiln::array<double> a = system(0.0, 1, 1024), b = rng.random<double>({1024});
-    emit("solve float64 1024", median_ms([&] { (void)kiln::linalg::solve(a, b); }));
+    emit("solve float64 1024",
+         bench::host_median_ms([&] { (void)kiln::linalg::solve(a, b); }));
   }
   {
     const kiln::array<double> a = system(0.0, 1000, 32);
-    emit("det float64 1000x32x32", median_ms([&] { (void)kiln::linalg::det(a); }));
+    emit("det float64 1000x32x32",
+         bench::host_median_ms([&] { (void)kiln::linalg::det(a); }));
   }
   {
     const kiln::array<double> a = rng.random<double>({512, 512}), spd = system(0.0, 1, 512);
-    emit("svd float64 512", median_ms([&] { (void)kiln::linalg::svd(a); }));
-    emit("svdvals float64 512", median_ms([&] { (void)kiln::linalg::svdvals(a); }));
-    emit("eigh float64 512", median_ms([&] { (void)kiln::linalg::eigh(a); }));
-    emit("qr float64 512", median_ms([&] { (void)kiln::linalg::qr(a); }));
-    emit("inv float64 512", median_ms([&] { (void)kiln::linalg::inv(a); }));
+    emit("svd float64 512",
+         bench::host_median_ms([&] { (void)kiln::linalg::svd(a); }));
+    emit("svdvals float64 512",
+         bench::host_median_ms([&] { (void)kiln::linalg::svdvals(a); }));
+    emit("eigh float64 512",
+         bench::host_median_ms([&] { (void)kiln::linalg::eigh(a); }));
+    emit("qr float64 512",
+         bench::host_median_ms([&] { (void)kiln::linalg::qr(a); }));
+    emit("inv float64 512",
+         bench::host_median_ms([&] { (void)kiln::linalg::inv(a); }));
     const kiln::array<double> gram = kiln::matmul(spd, spd.T());
-    emit("cholesky float64 512", median_ms([&] { (void)kiln::linalg::cholesky(gram); }));
+    emit("cholesky float64 512",
+         bench::host_median_ms([&] { (void)kiln::linalg::cholesky(gram); }));
     const kiln::array<double> small = rng.random<double>({1000, 16, 16});
-    emit("svd float64 1000x16x16", median_ms([&] { (void)kiln::linalg::svd(small); }));
+    emit("svd float64 1000x16x16",
+         bench::host_median_ms([&] { (void)kiln::linalg::svd(small); }));
   }
   return 0;
 }

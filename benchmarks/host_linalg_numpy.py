@@ -3,6 +3,7 @@
 # after 2. One JSON line each.
 import json, time
 import numpy as np
+from host_timing import median_ms
 
 rng = np.random.default_rng(11)
 
@@ -34,16 +35,8 @@ run(np.complex64, 1024)
 
 
 def timed(name, f):
-    for _ in range(2):
-        f()
-    ts = []
-    for _ in range(9):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    print(json.dumps(dict(suite="host_linalg", name=f"numpy {name}", impl="numpy",
-                          ms=round(float(np.median(ts)) * 1e3, 3))), flush=True)
-
+    print(json.dumps(dict(suite="host_linalg", name=f"numpy {name}", impl="numpy", ms=round(median_ms(f), 3))),
+          flush=True)
 
 for dtype, name in ((np.float32, "float32"), (np.float64, "float64")):
     a = (rng.random((1024, 1024)) + np.eye(1024) * 1024).astype(dtype)

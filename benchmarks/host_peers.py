@@ -3,22 +3,15 @@
 # (time.perf_counter), one JSON line per measurement (suite "host", with
 # "workload" and "impl" for report.py). NumPy code as a user writes it: the
 # softmax and layer norm write their temporaries.
-import json, os, time
+import json, os
 import numpy as np
+from host_timing import median_ms as shared_median_ms
 
 REPS, WARMUP = 15, 2
 
 
 def median_ms(f, reps=REPS, warmup=WARMUP):
-    for _ in range(warmup):
-        f()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts)) * 1e3
-
+    return shared_median_ms(f, reps, warmup)
 
 def emit(workload, ms, nbytes):
     gbps = nbytes / (ms * 1e-3) / 1e9 if nbytes else 0.0

@@ -3,25 +3,20 @@
 // 5 x 5 box filter (same, symm: the tutorial's blur) and with 3 x 3 (same,
 // fill), and convolve of 2^20 float64 values with 31 taps. Median wall time
 // of 5 runs after 1. One JSON line each.
+#include "bench.hpp"
+
 #include <kiln/kiln.hpp>
 #include <kiln/signal.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <vector>
 
 namespace {
-template <class F> double median_ms(F &&f) {
-  f();
-  std::vector<double> ts;
-  for (int i = 0; i < 5; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    ts.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::nth_element(ts.begin(), ts.begin() + ts.size() / 2, ts.end());
-  return ts[ts.size() / 2];
+/// The median of 5 runs after 1 (SciPy's side, host_signal_scipy.py, times the
+/// same).
+double median_ms(const std::function<void()> &f) {
+  return bench::host_median_ms(f, 5, 1);
 }
 void report(const char *name, double ms) {
   std::printf("{\"suite\": \"host_signal\", \"name\": \"%s\", \"impl\": \"kiln\", \"ms\": %.3f}\n", name, ms);

@@ -1,21 +1,16 @@
 # SciPy beside benchmarks/host_signal.cpp on the same machine: the same
 # convolutions, median wall time of 5 runs after 1. One JSON line each.
-import json, time
+import json
 import numpy as np
 from scipy import signal
+from host_timing import median_ms
 
 rng = np.random.default_rng(3)
 
 
 def timed(name, f):
-    f()
-    ts = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    print(json.dumps(dict(suite="host_signal", name=name, impl="scipy", ms=round(float(np.median(ts)) * 1e3, 3))), flush=True)
-
+    print(json.dumps(dict(suite="host_signal", name=name, impl="scipy", ms=round(median_ms(f, 5, 1), 3))),
+          flush=True)
 
 img = rng.random((4096, 4096), dtype=np.float32)
 box5 = np.full((5, 5), 1 / 25, dtype=np.float32)

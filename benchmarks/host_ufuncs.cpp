@@ -4,7 +4,6 @@
 // against a double reference on a sample first. One JSON line each.
 #include "bench.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -15,19 +14,6 @@ using f32 = kiln::array<float>;
 namespace {
 
 int failures = 0;
-
-double median_ms(const std::function<void()> &f) {
-  for (int i = 0; i < 2; ++i)
-    f();
-  std::vector<double> ts;
-  for (int i = 0; i < 9; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    ts.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::nth_element(ts.begin(), ts.begin() + 4, ts.end());
-  return ts[4];
-}
 
 std::vector<float> hu, hw; // the first 4096 elements of u and w
 
@@ -43,8 +29,9 @@ void run(const char *name, const std::function<f32()> &f, const std::function<do
     std::printf("{\"suite\": \"host_ufuncs\", \"name\": \"%s\", \"check_failed\": %g}\n", name, worst);
     ++failures;
   }
-  std::printf("{\"suite\": \"host_ufuncs\", \"name\": \"%s\", \"impl\": \"kiln\", \"ms\": %.3f}\n", name,
-              median_ms([&] { y = f(); }));
+  std::printf("{\"suite\": \"host_ufuncs\", \"name\": \"%s\", \"impl\": "
+              "\"kiln\", \"ms\": %.3f}\n",
+              name, bench::host_median_ms([&] { y = f(); }));
 }
 
 } // namespace

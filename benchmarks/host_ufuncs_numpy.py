@@ -1,8 +1,8 @@
 # NumPy beside benchmarks/host_ufuncs.cpp on the same machine: the same
 # ufuncs on 2^22 float32, median wall time of 9 runs after 2. One JSON line each.
 import json
-import time
 import numpy as np
+from host_timing import median_ms
 
 rng = np.random.default_rng(3)
 n = 1 << 22
@@ -11,16 +11,7 @@ w = (rng.random(n, dtype=np.float32) * 20 + 1).astype(np.float32)
 
 
 def timed(name, f):
-    for _ in range(2):
-        f()
-    ts = []
-    for _ in range(9):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    print(json.dumps(dict(suite="host_ufuncs", name=name, impl="numpy", ms=round(float(np.median(ts)) * 1e3, 3))),
-          flush=True)
-
+    print(json.dumps(dict(suite="host_ufuncs", name=name, impl="numpy", ms=round(median_ms(f), 3))), flush=True)
 
 for name, f in (("arcsin", lambda: np.arcsin(u)), ("arctan", lambda: np.arctan(w)), ("sinh", lambda: np.sinh(u)),
                 ("cosh", lambda: np.cosh(u)), ("arcsinh", lambda: np.arcsinh(w)), ("arctanh", lambda: np.arctanh(u)),
