@@ -50,6 +50,10 @@ struct StencilVariant {
   std::string symbol;
   unsigned kh = 0, kw = 0, rows = 1;
   std::vector<unsigned> paramBytes; ///< bytes of each parameter value
+  /// The GPU-only tiled kernel of the same parameters (empty: none) and its
+  /// shared memory.
+  std::string tiledSymbol;
+  unsigned tiledShared = 0;
 };
 
 /// One side of a stencil group's unfused form: an elementwise kernel (name

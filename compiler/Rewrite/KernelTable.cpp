@@ -193,9 +193,19 @@ static std::string stencilEntry(const frontend::KernelDecl &k,
     raw.paramBytes = sv.paramBytes;
     std::string rid = "s" + id + "_" + std::to_string(v);
     s += rawEntry(raw, rid, ptx, fatbin, withHost);
+    std::string tiled = "nullptr";
+    if (!sv.tiledSymbol.empty()) {
+      // GPU-only: no host form, its shared memory static.
+      frontend::RawKernelDecl t = raw;
+      t.symbol = sv.tiledSymbol;
+      t.staticSharedBytes = sv.tiledShared;
+      t.synchronizes = true;
+      s += rawEntry(t, rid + "t", ptx, fatbin, /*withHost=*/false);
+      tiled = "&kiln_raw_" + rid + "t";
+    }
     list += (v ? ", {&kiln_raw_" : "{&kiln_raw_") + rid + ", " +
             std::to_string(sv.kh) + ", " + std::to_string(sv.kw) + ", " +
-            std::to_string(sv.rows) + "}";
+            std::to_string(sv.rows) + ", " + tiled + "}";
   }
   const frontend::StencilFallback &fb = k.stencilFallback;
   auto part = [&](const frontend::StencilPart &p, const std::string &pid) {

@@ -11,6 +11,7 @@
 
 #include "kiln/error.hpp"
 #include "kiln/signal.hpp"
+#include "runtime/launch/gpu_launch.hpp"
 
 #include <algorithm>
 #include <complex>
@@ -20,6 +21,19 @@
 
 namespace kiln::detail {
 namespace {
+
+/// Whether the tiled kernel can copy every input's window in 4-element
+/// pieces: contiguous rows, each starting 4-element aligned.
+bool tiled_fits(std::span<const array_base *const> inputs) {
+  for (const array_base *a : inputs) {
+    const std::size_t piece =
+        std::min<std::size_t>(16, 4 * itemsize(a->dtype()));
+    if (a->strides()[1] != 1 || a->strides()[0] % 4 != 0 ||
+        reinterpret_cast<std::uintptr_t>(a->data()) % piece != 0)
+      return false;
+  }
+  return true;
+}
 
 /// Runs the kernel of the filter's size; false (nothing launched) when the
 /// call does not fit one.
@@ -99,6 +113,19 @@ bool launch_stencil(const stencil_kernel &k,
                 std::to_string(args.size()) +
                 " (kilnc and the runtime disagree)");
 
+  if (!dev.is_host() && v->tiled && tiled_fits(inputs)) {
+    // Persistent blocks: as many as fit on the GPU at once (by their shared
+    // memory; at most 4 a multiprocessor), none without a tile.
+    const std::int64_t tiles = ((w + 127) / 128) * ((h + 31) / 32);
+    const std::int64_t shared = v->tiled->static_shared_bytes + 1024;
+    const std::int64_t per_sm = std::clamp<std::int64_t>(
+        (launch::max_shared_per_block(dev.index()) + 1024) / shared, 1, 4);
+    const std::int64_t blocks = std::min<std::int64_t>(
+        tiles, per_sm * launch::multiprocessor_count(dev.index()));
+    launch_raw(*v->tiled, dev, {static_cast<std::uint32_t>(blocks), 1, 1},
+               {128, 1, 1}, 0, nullptr, args.data());
+    return true;
+  }
   // 128 threads a block across columns (32 when the image is narrow), each
   // `rows` output rows; rows beyond the grid's 65535 blocks loop.
   const std::uint32_t bx = w >= 96 ? 128 : 32, by = 128 / bx;

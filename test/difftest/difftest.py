@@ -887,7 +887,7 @@ def library_program(rng):
         np_call = lambda x, v: getattr(scipy_signal, name)(x, v, mode=mode, method=method)
     elif kind == "stencil":  # convolve2d in mode same with a producer and a consumer: one stencil kernel
         k = r.choice([3, 5, 7])
-        shape = [r.choice([k, 12, 33]), r.choice([k, 9, 40])]
+        shape = [r.choice([k, 12, 33, 100]), r.choice([k, 9, 40, 264])]  # 264: the GPU's tiled kernels
         boundary = r.choice(["fill", "wrap", "symm"])
         name = r.choice(["convolve2d", "correlate2d"])
         inp = make_input(r.choice(FLOATS + ["int32"]), shape, r.choice([None, "T"]))

@@ -203,6 +203,52 @@ int main() {
            1e-5);
   }
 
+  // On a GPU, images whose rows are 4-element aligned run the tiled kernels
+  // (100 x 264: interior tiles copied in pieces, edge tiles through the
+  // boundary, a last column of tiles mostly outside the image, a last row
+  // of tiles 4 rows high); a view starting one element in runs the column
+  // kernels. Every filter size, boundary and dtype of the groups above.
+  for (long k : {3L, 5L, 7L}) {
+    const std::string n = " tiled " + std::to_string(k);
+    f32 img = rng.random<float>({100, 268}), taps = rng.random<float>({k, k});
+    for (bool shifted : {false, true}) {
+      f32 x = img.slice({kiln::range(0, 100), kiln::range(shifted ? 1 : 0, shifted ? 265 : 264)});
+      std::vector<C> xs = values(x), doubled = xs, lowered = xs;
+      for (C &v : doubled)
+        v *= 2.0;
+      for (C &v : lowered)
+        v -= 0.25;
+      const std::string m = n + (shifted ? " shifted" : "");
+      float t = 0.25f * static_cast<float>(k * k);
+      f32 got = blur_threshold(x, taps, t);
+      std::vector<C> ref = reference(doubled, 100, 264, values(taps), k, k, false, Bd::symm, 0);
+      std::vector<float> gv = got.to_vector();
+      expect("blur_threshold" + m, got, ref.size(), [&](std::size_t i) -> C {
+        double v = ref[i].real();
+        return std::abs(v - t) < 1e-4 * t ? gv[i] : v > t ? 1.0 : 0.0;
+      }, 0);
+      std::vector<C> fill = reference(lowered, 100, 264, values(taps), k, k, true, Bd::fill, 1.5);
+      expect("correlate_fill" + m, correlate_fill(x, taps, 1.5f), fill.size(),
+             [&](std::size_t i) -> C { return std::sqrt(std::abs(fill[i])); }, 1e-5);
+    }
+    f64 x = rng.random<double>({100, 264}), y = rng.random<double>({100, 264}), kd = rng.random<double>({k, k});
+    std::vector<C> xs = values(x), ys = values(y), prod(xs.size());
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      prod[i] = std::exp(xs[i]) * ys[i];
+    std::vector<C> ref = reference(prod, 100, 264, values(kd), k, k, false, Bd::wrap, 0);
+    expect("sharpen" + n, sharpen(x, y, kd), ref.size(), [&](std::size_t i) { return xs[i] - 0.5 * ref[i]; },
+           1e-12);
+    i32 xi = rng.integers<int>(-50, 50, {100, 264}), ki = rng.integers<int>(-9, 9, {k, k});
+    std::vector<C> is = values(xi);
+    for (C &v : is)
+      v = v * 3.0 - 1.0;
+    std::vector<C> iref = reference(is, 100, 264, values(ki), k, k, false, Bd::wrap, 0);
+    expect("int_wrap" + n, int_wrap(xi, ki), iref.size(), [&](std::size_t i) {
+      long v = static_cast<long>(iref[i].real());
+      return C(static_cast<double>(((v % 1000) + 1000) % 1000), 0);
+    }, 0);
+  }
+
   // Errors come from the unfused form's convolution, as SciPy's.
   try {
     f32 one_d = rng.random<float>({10}), k = rng.random<float>({3, 3});

@@ -35,6 +35,10 @@ inline constexpr llvm::StringLiteral kRawKernelAttr = "kiln.raw_kernel";
 inline constexpr llvm::StringLiteral kRawStaticSharedAttr = "kiln.static_shared";
 /// Unit attribute: the raw kernel calls syncthreads or a warp function.
 inline constexpr llvm::StringLiteral kRawSynchronizesAttr = "kiln.synchronizes";
+/// Unit attribute: the raw kernel has no host form (it uses GPU-only
+/// instructions such as cp.async; Frontend/StencilGen's tiled kernels);
+/// kiln-raw-kernels-to-host drops it.
+inline constexpr llvm::StringLiteral kRawGpuOnlyAttr = "kiln.gpu_only";
 /// String attribute of a raw kernel's host form: the exported symbol of its
 /// `(void **args, raw_thread_ctx *ctx)` wrapper ("<kernel>_host" or
 /// "<kernel>_host_block"). Target/Host adds the wrappers.

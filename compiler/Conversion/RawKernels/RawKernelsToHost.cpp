@@ -215,8 +215,10 @@ struct RawKernelsToHostPass : PassWrapper<RawKernelsToHostPass, OperationPass<Mo
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> raw;
-    for (auto f : module.getOps<func::FuncOp>())
-      if (f->hasAttr(kRawKernelAttr))
+    for (auto f : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (f->hasAttr(kRawGpuOnlyAttr))
+        f.erase(); // its GPU form, if any, is kiln-raw-kernels-to-gpu's copy
+      else if (f->hasAttr(kRawKernelAttr))
         raw.push_back(f);
     if (raw.empty())
       return;

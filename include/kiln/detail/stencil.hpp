@@ -9,7 +9,8 @@
 //   which is also the result's; the filter (`taps`) is read whole.
 // * Each variant is a raw kernel (kiln/detail/raw_kernel.hpp) of one thread
 //   per output column and `rows` output rows, over a 2-d grid, for one size
-//   of filter (3x3, 5x5, 7x7), unrolled.
+//   of filter (3x3, 5x5, 7x7), unrolled; on a GPU, a tiled kernel of the
+//   same parameters takes its place where the inputs' rows are aligned.
 // * Parameters: the output (C-contiguous), h, w; per input its data and
 //   element strides of rows and columns; the filter's data (C-contiguous;
 //   each variant knows its size); the scalars (a complex one as its two
@@ -39,6 +40,10 @@ struct stencil_variant {
   const raw_kernel *kernel;
   std::uint8_t kh, kw;
   std::uint8_t rows; ///< output rows a thread computes
+  /// GPU only, the same parameters (nullptr: none): persistent blocks of 128
+  /// threads over tiles of 32 x 128 outputs through shared memory, for
+  /// inputs whose rows are contiguous and 4-element aligned.
+  const raw_kernel *tiled;
 };
 
 inline constexpr int num_stencil_variants = 3;

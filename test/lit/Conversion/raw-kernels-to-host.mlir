@@ -3,10 +3,16 @@
 // from the runtime's raw_thread_ctx (block_idx at 12, block_dim at 24,
 // grid_dim at 36, shared at 48) and calling the runtime for barriers and
 // shuffles; a kernel that does not synchronize also gets @<k>_block, a loop
-// over the block's threads.
+// over the block's threads. A kernel marked kiln.gpu_only (cp.async) has no
+// host form and is dropped.
 // RUN: %kiln-opt %s --kiln-raw-kernels-to-host | FileCheck %s
+// CHECK-NOT: @gpu_only
 
 module {
+  func.func @gpu_only(%p: !llvm.ptr) attributes {kiln.gpu_only, kiln.raw_kernel, kiln.static_shared = 0 : i64} {
+    nvvm.cp.async.commit.group
+    return
+  }
   func.func @sync(%p: !llvm.ptr, %v: f32) attributes {kiln.raw_kernel, kiln.static_shared = 16 : i64, kiln.synchronizes} {
     %s = kiln.shared_memory {offset = 4 : i64} : !llvm.ptr
     %t = gpu.thread_id y
@@ -65,3 +71,4 @@ module {
 // CHECK: call @plain_thread(%[[P3]], %[[CTX3]], %{{.*}}, %{{.*}}, %{{.*}})
 // CHECK: llvm.func @kiln_raw_syncthreads(!llvm.ptr)
 // CHECK: llvm.func @kiln_raw_shfl(!llvm.ptr, i64, i32, i32, i32) -> i64
+// CHECK-NOT: gpu_only

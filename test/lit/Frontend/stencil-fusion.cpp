@@ -39,6 +39,22 @@ f32 not_constant(const f32 &x, const f32 &k, sg::mode m) { return sg::convolve2d
 // CHECK: arith.cmpf ogt
 // CHECK: llvm.store
 // CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_5x5(
+// Beside the 5x5 and 7x7 kernels, the GPU-only tiled kernel of the same parameters: shared
+// memory for two staging windows and the produced one (3 x 36 x 136
+// floats), the next tile's window copied with cp.async, barriers around
+// the producer's pass.
+// CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_5x5_tiled(%arg0: !llvm.ptr, %arg1: i64, %arg2: i64, %arg3: !llvm.ptr, %arg4: i64, %arg5: i64, %arg6: !llvm.ptr, %arg7: f32)
+// CHECK-SAME: kiln.gpu_only, kiln.raw_kernel, kiln.static_shared = 58752 : i64, kiln.synchronizes
+// CHECK: kiln.shared_memory {offset = 39168 : i64}
+// CHECK: nvvm.cp.async.shared.global {{.*}}, 16, cache = cg
+// CHECK: nvvm.cp.async.shared.global {{.*}}, 4, cache = ca
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr -> vector<4xf32>
+// CHECK: arith.mulf {{.*}} fastmath<contract>
+// CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
+// CHECK: gpu.barrier
 // CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_7x7(
 // CHECK: func.func @kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_p(%arg0: tensor<?xf32>) -> tensor<?xf32>
 // CHECK-SAME: kiln.kernel
@@ -60,9 +76,14 @@ f32 not_constant(const f32 &x, const f32 &k, sg::mode m) { return sg::convolve2d
 // CPP: return ::kiln::detail::call_stencil<float>(::__kiln_k_{{[0-9a-f]+}}_0(), {::kiln::detail::in(x)}, k, {::kiln::detail::scalar(t)});
 // CPP: ::kiln::detail::call_stencil<float>(::__kiln_k_{{[0-9a-f]+}}_2(), {::kiln::detail::in(x)}, [](const auto &__kiln_a0, {{.*}}call_reduction
 // CPP: sg::convolve2d(x, k, m)
+// The tiled kernel's descriptor: no host form, its shared memory static.
+// CPP: {{^}}const ::kiln::detail::raw_kernel kiln_raw_s0_1t = {
+// CPP-NEXT: "kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0", "kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_5x5_tiled",
+// CPP: nullptr, nullptr,
+// CPP-NEXT: 8, kiln_raw_bytes_s0_1t, 58752u, true};
 // CPP: {{^}}const ::kiln::detail::stencil_kernel kiln_kernel_0 = {
 // CPP-NEXT: "kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0",
-// CPP-NEXT: {{[{][{]}}&kiln_raw_s0_0, 3, 3, 8}, {&kiln_raw_s0_1, 5, 5, 8}, {&kiln_raw_s0_2, 7, 7, 8{{[}][}]}},
+// CPP-NEXT: {{[{][{]}}&kiln_raw_s0_0, 3, 3, 8, nullptr}, {&kiln_raw_s0_1, 5, 5, 8, &kiln_raw_s0_1t}, {&kiln_raw_s0_2, 7, 7, 8, &kiln_raw_s0_2t{{[}][}]}},
 // CPP-NEXT: 1, 1, kiln_types_0,
 // The producer reads input 0; the consumer the convolution (-1) and scalar 0.
 // CPP-NEXT: {&kiln_kernel_0p, 1, 0, kiln_stencil_inputs_0p, nullptr},
@@ -71,6 +92,12 @@ f32 not_constant(const f32 &x, const f32 &k, sg::mode m) { return sg::convolve2d
 
 // PTX: .entry kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_5x5(
 // PTX: fma.rn.f32
+// PTX: .entry kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0_5x5_tiled(
+// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
+// PTX: cp.async.wait_group 1;
+// PTX: ld.shared.v4.b32
+// PTX: fma.rn.f32
+// PTX: st.global.v4.b32
 
 // REPORT: stencil-fusion.cpp:{{[0-9]+}}:10 blur_threshold kiln_stencil_fusion_{{[0-9a-f]+}}_blur_threshold_0_0 4 ops of 2 statements 1 array + 1 scalar convolve2d symm
 // REPORT: stencil-fusion.cpp:{{[0-9]+}}:20 normalized kiln_stencil_fusion_{{[0-9a-f]+}}_normalized_1_1 1 op 1 array correlate2d fill
