@@ -18,77 +18,37 @@ namespace kiln::frontend {
 
 const char *opName(OpKind k) {
   switch (k) {
+    // clang-format off
 #define CASE(K, S) case OpKind::K: return S;
-    CASE(Add, "+")
-    CASE(Sub, "-") CASE(Mul, "*") CASE(Div, "/") CASE(Rem, "%") CASE(
-        Neg, "unary -") CASE(Eq, "==") CASE(Ne, "!=") CASE(Lt, "<")
-        CASE(Le, "<=") CASE(Gt, ">") CASE(Ge, ">=") CASE(And, "&&") CASE(
-            Or, "||") CASE(Not, "!") CASE(Exp, "exp") CASE(Log, "log")
-            CASE(Log2, "log2") CASE(Log10, "log10") CASE(Sqrt, "sqrt") CASE(
-                Sin, "sin") CASE(Cos, "cos") CASE(Tan, "tan") CASE(Tanh, "tanh")
-                CASE(Abs, "abs") CASE(Sign, "sign") CASE(Floor, "floor") CASE(
-                    Ceil, "ceil") CASE(Round, "round") CASE(Pow, "pow")
-                    CASE(Maximum, "maximum") CASE(Minimum, "minimum") CASE(
-                        Where, "where") CASE(Clip, "clip") CASE(IsNan, "isnan")
-                        CASE(IsInf, "isinf") CASE(Real, "real") CASE(
-                            Imag, "imag") CASE(Conj,
-                                               "conj") CASE(Arg, "arg")
-                            CASE(IsClose, "isclose") CASE(Cast, "astype") CASE(
-                                ArcSin,
-                                "arcsin") CASE(ArcCos,
-                                               "arccos") CASE(ArcTan,
-                                                              "arctan") CASE(Sinh,
-                                                                             "s"
-                                                                             "i"
-                                                                             "n"
-                                                                             "h")
-                                CASE(Cosh, "cosh") CASE(ArcSinh, "arcsinh") CASE(
-                                    ArcCosh,
-                                    "arccosh") CASE(ArcTanh, "arctanh")
-                                    CASE(Exp2, "exp2") CASE(Expm1, "expm1") CASE(
-                                        Log1p, "log1p") CASE(Cbrt, "cbrt")
-                                        CASE(Deg2Rad, "deg2rad") CASE(
-                                            Rad2Deg,
-                                            "rad2deg") CASE(Rint, "rint")
-                                            CASE(Trunc, "trunc") CASE(Square, "square") CASE(
-                                                Positive,
-                                                "positive") CASE(IsFinite, "isf"
-                                                                           "ini"
-                                                                           "te")
-                                                CASE(SignBit, "signbit") CASE(
-                                                    Invert,
-                                                    "~") CASE(ArcTan2,
-                                                              "arctan2") CASE(Hypot,
-                                                                              "hypot")
-                                                    CASE(CopySign, "copysign") CASE(
-                                                        LogAddExp,
-                                                        "logaddexp")
-                                                        CASE(LogAddExp2, "logad"
-                                                                         "dexp"
-                                                                         "2") CASE(
-                                                            FMax,
-                                                            "fmax") CASE(FMin, "fmin")
-                                                            CASE(BitAnd, "&") CASE(
-                                                                BitOr,
-                                                                "|") CASE(BitXor,
-                                                                          "^")
-                                                                CASE(
-                                                                    LeftShift,
-                                                                    "<<") CASE(RightShift,
-                                                                               ">>")
-                                                                    CASE(LogicalXor,
-                                                                         "logic"
-                                                                         "al_"
-                                                                         "xor")
-                                                                        CASE(
-                                                                            Lambda,
-                                                                            "el"
-                                                                            "em"
-                                                                            "en"
-                                                                            "tw"
-                                                                            "is"
-                                                                            "e")
+  CASE(Add, "+") CASE(Sub, "-") CASE(Mul, "*") CASE(Div, "/") CASE(Rem, "%")
+  CASE(Neg, "unary -") CASE(Eq, "==") CASE(Ne, "!=") CASE(Lt, "<")
+  CASE(Le, "<=") CASE(Gt, ">") CASE(Ge, ">=") CASE(And, "&&") CASE(Or, "||")
+  CASE(Not, "!") CASE(Exp, "exp") CASE(Log, "log") CASE(Log2, "log2")
+  CASE(Log10, "log10") CASE(Sqrt, "sqrt") CASE(Sin, "sin") CASE(Cos, "cos")
+  CASE(Tan, "tan") CASE(Tanh, "tanh") CASE(Abs, "abs") CASE(Sign, "sign")
+  CASE(Floor, "floor") CASE(Ceil, "ceil") CASE(Round, "round") CASE(Pow, "pow")
+  CASE(Maximum, "maximum") CASE(Minimum, "minimum") CASE(Where, "where")
+  CASE(Clip, "clip") CASE(IsNan, "isnan") CASE(IsInf, "isinf")
+  CASE(Real, "real") CASE(Imag, "imag") CASE(Conj, "conj") CASE(Arg, "arg")
+  CASE(ArcSin, "arcsin") CASE(ArcCos, "arccos") CASE(ArcTan, "arctan")
+  CASE(Sinh, "sinh") CASE(Cosh, "cosh") CASE(ArcSinh, "arcsinh")
+  CASE(ArcCosh, "arccosh") CASE(ArcTanh, "arctanh") CASE(Exp2, "exp2")
+  CASE(Expm1, "expm1") CASE(Log1p, "log1p") CASE(Cbrt, "cbrt")
+  CASE(Deg2Rad, "deg2rad") CASE(Rad2Deg, "rad2deg") CASE(Rint, "rint")
+  CASE(Trunc, "trunc") CASE(Square, "square") CASE(Positive, "positive")
+  CASE(IsFinite, "isfinite") CASE(SignBit, "signbit") CASE(Invert, "~")
+  CASE(ArcTan2, "arctan2") CASE(Hypot, "hypot") CASE(CopySign, "copysign")
+  CASE(LogAddExp, "logaddexp") CASE(LogAddExp2, "logaddexp2")
+  CASE(FMax, "fmax") CASE(FMin, "fmin") CASE(BitAnd, "&") CASE(BitOr, "|")
+  CASE(BitXor, "^") CASE(LeftShift, "<<") CASE(RightShift, ">>")
+  CASE(LogicalXor, "logical_xor") CASE(Reciprocal, "reciprocal")
+  CASE(Sinc, "sinc") CASE(Spacing, "spacing")
+  CASE(BitwiseCount, "bitwise_count") CASE(FloorDivide, "floor_divide")
+  CASE(FMod, "fmod") CASE(FloatPower, "float_power")
+  CASE(Heaviside, "heaviside") CASE(NextAfter, "nextafter")
+  CASE(IsClose, "isclose") CASE(Cast, "astype") CASE(Lambda, "elementwise")
 #undef CASE
+    // clang-format on
   }
   return "?";
 }
@@ -219,6 +179,31 @@ static std::optional<OpKind> functionKind(llvm::StringRef name) {
       .Case("logical_or", OpKind::Or)
       .Case("logical_not", OpKind::Not)
       .Case("logical_xor", OpKind::LogicalXor)
+      // NumPy's names of the operators
+      .Case("add", OpKind::Add)
+      .Case("subtract", OpKind::Sub)
+      .Case("multiply", OpKind::Mul)
+      .Case("divide", OpKind::Div)
+      .Case("true_divide", OpKind::Div)
+      .Case("remainder", OpKind::Rem)
+      .Case("mod", OpKind::Rem)
+      .Case("power", OpKind::Pow)
+      .Case("equal", OpKind::Eq)
+      .Case("not_equal", OpKind::Ne)
+      .Case("less", OpKind::Lt)
+      .Case("less_equal", OpKind::Le)
+      .Case("greater", OpKind::Gt)
+      .Case("greater_equal", OpKind::Ge)
+      .Case("conjugate", OpKind::Conj)
+      .Case("reciprocal", OpKind::Reciprocal)
+      .Case("sinc", OpKind::Sinc)
+      .Case("spacing", OpKind::Spacing)
+      .Case("bitwise_count", OpKind::BitwiseCount)
+      .Case("floor_divide", OpKind::FloorDivide)
+      .Case("fmod", OpKind::FMod)
+      .Case("float_power", OpKind::FloatPower)
+      .Case("heaviside", OpKind::Heaviside)
+      .Case("nextafter", OpKind::NextAfter)
       .Default(std::nullopt);
 }
 

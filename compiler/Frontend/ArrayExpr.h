@@ -111,6 +111,16 @@ enum class OpKind {
   LeftShift,
   RightShift,
   LogicalXor,
+  // more ufuncs (issue 27)
+  Reciprocal,
+  Sinc,
+  Spacing,
+  BitwiseCount,
+  FloorDivide,
+  FMod,
+  FloatPower,
+  Heaviside,
+  NextAfter,
   IsClose, ///< isclose(a, b, rtol, atol, equal_nan)
   Cast,    ///< astype<U>()
   Lambda,  ///< kiln::elementwise(f, args...): a call of the element function of

@@ -791,6 +791,28 @@ case OpKind::RightShift: {
                 runtimeDTypeName(n.type) + " arrays");
   return r;
 }
+case OpKind::Reciprocal:
+case OpKind::Sinc:
+case OpKind::Spacing:
+case OpKind::NextAfter:
+case OpKind::Heaviside:
+case OpKind::FMod:
+case OpKind::FloorDivide:
+case OpKind::FloatPower: {
+  auto v = castAll(n.type);
+  Value r = sb.ufunc(n.op, v[0], v.size() > 1 ? v[1] : Value(), n.type);
+  if (!r)
+    return fail(std::string("'") + opName(n.op) + "' is not supported on " +
+                runtimeDTypeName(n.type) + " arrays");
+  return r;
+}
+case OpKind::BitwiseCount: {
+  Value r = sb.bitwiseCount(vals[0], typeOf(0));
+  if (!r)
+    return fail(std::string("'bitwise_count' is not supported on ") +
+                runtimeDTypeName(typeOf(0)) + " arrays");
+  return r;
+}
 case OpKind::IsNan:
   return sb.isNan(vals[0], typeOf(0));
 case OpKind::IsInf:

@@ -57,6 +57,13 @@ public:
                              ElementType t);
   /// A unary function in type `t` (the operand already cast to `t`).
   mlir::Value unary(OpKind op, mlir::Value v, ElementType t);
+  /// The ufuncs of UfuncMath.cpp in type `t` (operands cast to `t`; `x`
+  /// null for the unary ones): reciprocal, sinc, spacing, nextafter,
+  /// heaviside, fmod, floor_divide, float_power. Null where NumPy has no
+  /// loop for `t`.
+  mlir::Value ufunc(OpKind op, mlir::Value a, mlir::Value x, ElementType t);
+  /// np.bitwise_count of an integer or bool `a` of type `t`, as uint8.
+  mlir::Value bitwiseCount(mlir::Value a, ElementType t);
   mlir::Value isNan(mlir::Value v, ElementType t);
   mlir::Value isInf(mlir::Value v, ElementType t);
 

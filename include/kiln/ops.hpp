@@ -103,6 +103,16 @@ enum class op : std::uint8_t {
   left_shift,
   right_shift,
   logical_xor,
+  // more ufuncs (issue 27)
+  reciprocal,
+  sinc,
+  spacing,
+  bitwise_count,
+  floor_divide,
+  fmod,
+  float_power,
+  heaviside,
+  nextafter,
   // ternary
   where, // (cond, a, b)
   clip,  // (x, lo, hi)
@@ -625,6 +635,108 @@ template <element T> array<bool> isnan(const array<T> &x) {
 template <element T> array<bool> isinf(const array<T> &x) {
   return detail::run<bool>(detail::op::isinf, x);
 }
+
+//===----------------------------------------------------------------------===//
+// NumPy's names of the operators, and more ufuncs (issue 27)
+//===----------------------------------------------------------------------===//
+
+/// np.add, np.subtract, np.multiply, np.divide (= np.true_divide),
+/// np.remainder (= np.mod), np.power and the comparisons by name: the
+/// operators and kiln::pow, with their typing.
+#define KILN_NAMED_OPERATOR(NAME, EXPR)                                        \
+  template <class A, class B>                                                  \
+  requires binary_operands<A, B>                                               \
+  auto NAME(const A &a, const B &b)->decltype(EXPR) { return EXPR; }
+KILN_NAMED_OPERATOR(add, a + b)
+KILN_NAMED_OPERATOR(subtract, a - b)
+KILN_NAMED_OPERATOR(multiply, a *b)
+KILN_NAMED_OPERATOR(divide, a / b)
+KILN_NAMED_OPERATOR(true_divide, a / b)
+KILN_NAMED_OPERATOR(remainder, a % b)
+KILN_NAMED_OPERATOR(mod, a % b)
+KILN_NAMED_OPERATOR(power, pow(a, b))
+KILN_NAMED_OPERATOR(equal, a == b)
+KILN_NAMED_OPERATOR(not_equal, a != b)
+KILN_NAMED_OPERATOR(less, a < b)
+KILN_NAMED_OPERATOR(less_equal, a <= b)
+KILN_NAMED_OPERATOR(greater, a > b)
+KILN_NAMED_OPERATOR(greater_equal, a >= b)
+#undef KILN_NAMED_OPERATOR
+
+/// np.conjugate, the same as conj.
+template <element T> array<T> conjugate(const array<T> &x) { return conj(x); }
+
+/// 1 / x. Integers: 1 and -1 keep, every other value gives 0 (0 included,
+/// where NumPy's answer depends on the platform: docs/operations.md); bools
+/// compute as int8.
+template <element T> array<no_bool_result_t<T>> reciprocal(const array<T> &x) {
+  return detail::run<no_bool_result_t<T>>(detail::op::reciprocal, x);
+}
+
+/// sin(pi x) / (pi x), 1 at 0 (np.sinc); real arrays, integers as float64.
+template <element T>
+requires(!is_std_complex<T>::value) array<sinc_result_t<T>> sinc(
+    const array<T> &x) {
+  return detail::run<sinc_result_t<T>>(detail::op::sinc, x);
+}
+
+/// The distance from x to the next float away from zero (np.spacing); NaN
+/// for infinities; real arrays.
+template <element T>
+requires(!is_std_complex<T>::value) array<float_result_t<T>> spacing(
+    const array<T> &x) {
+  return detail::run<float_result_t<T>>(detail::op::spacing, x);
+}
+
+/// The number of 1 bits in |x| (np.bitwise_count), as uint8; integer and
+/// bool arrays.
+template <element T>
+requires integral_operand<array<T>> array<std::uint8_t>
+bitwise_count(const array<T> &x) {
+  return detail::run<std::uint8_t>(detail::op::bitwise_count, x);
+}
+
+/// Python's a // b: the floor of the quotient (integers: 0 for b == 0, as
+/// NumPy); real operands, bools as int8.
+template <class A, class B>
+requires binary_operands<A, B> &&(!is_std_complex<arith_result_t<A, B>>::value)
+    array<no_bool_result_t<arith_result_t<A, B>>> floor_divide(const A &a,
+                                                               const B &b) {
+  return detail::run<no_bool_result_t<arith_result_t<A, B>>>(
+      detail::op::floor_divide, a, b);
+}
+
+/// C's remainder, with the sign of a (np.fmod; integers: 0 for b == 0);
+/// real operands, bools as int8.
+template <class A, class B>
+requires binary_operands<A, B> &&(!is_std_complex<arith_result_t<A, B>>::value)
+    array<no_bool_result_t<arith_result_t<A, B>>> fmod(const A &a, const B &b) {
+  return detail::run<no_bool_result_t<arith_result_t<A, B>>>(detail::op::fmod,
+                                                             a, b);
+}
+
+/// a ** b in float64, or complex128 for complex operands (np.float_power).
+template <class A, class B>
+requires binary_operands<A, B> array<float_power_result_t<arith_result_t<A, B>>>
+float_power(const A &a, const B &b) {
+  return detail::run<float_power_result_t<arith_result_t<A, B>>>(
+      detail::op::float_power, a, b);
+}
+
+/// 0 for x < 0, h at 0, 1 for x > 0, NaN for NaN (np.heaviside(x, h)), and
+/// the next float after a towards b (np.nextafter); real operands.
+#define KILN_REAL_FLOAT_BINARY(NAME)                                           \
+  template <class A, class B>                                                  \
+  requires binary_operands<A, B> &&                                            \
+      (!is_std_complex<arith_result_t<A, B>>::value)                           \
+          array<float_result_t<arith_result_t<A, B>>>                          \
+          NAME(const A &a, const B &b) {                                       \
+    return detail::run<float_result_t<arith_result_t<A, B>>>(detail::op::NAME, \
+                                                             a, b);            \
+  }
+KILN_REAL_FLOAT_BINARY(heaviside)
+KILN_REAL_FLOAT_BINARY(nextafter)
+#undef KILN_REAL_FLOAT_BINARY
 
 //===----------------------------------------------------------------------===//
 // Selection

@@ -192,6 +192,21 @@ constexpr dtype float_type(dtype t) noexcept {
   }
 }
 
+/// float_power: float64, or complex128 for complex operands.
+constexpr dtype float_power_type(dtype t) noexcept {
+  return kind_of(t) == scalar_kind::complex ? dtype::complex128
+                                            : dtype::float64;
+}
+
+/// np.sinc, which NumPy writes as pi * x in Python: float32 and float64
+/// keep; bool and integers give float64 (not float_type's float32).
+constexpr dtype sinc_type(dtype t) noexcept {
+  return kind_of(t) == scalar_kind::boolean ||
+                 kind_of(t) == scalar_kind::integer
+             ? dtype::float64
+             : t;
+}
+
 /// The real counterpart: complex64 -> float32, complex128 -> float64, other
 /// dtypes keep (abs, real, imag).
 constexpr dtype real_type(dtype t) noexcept {
@@ -245,6 +260,11 @@ template <element T>
 using true_divide_t = element_t<true_divide_type(dtype_of<T>)>;
 /// Result of exp, log, sqrt, sin, ... on an array of T.
 template <element T> using float_result_t = element_t<float_type(dtype_of<T>)>;
+/// Result of float_power on (promoted) T.
+template <element T>
+using float_power_result_t = element_t<float_power_type(dtype_of<T>)>;
+/// Result of sinc on an array of T.
+template <element T> using sinc_result_t = element_t<sinc_type(dtype_of<T>)>;
 /// Result of abs, real and imag on an array of T.
 template <element T> using real_result_t = element_t<real_type(dtype_of<T>)>;
 /// Result of arg on an array of T.

@@ -241,6 +241,54 @@ array_base run_typed(op o, const shape &out,
       return apply(
           out, [](T a, T b) { return a != b; }, in(0), in(1));
     break;
+  case op::reciprocal:
+    if constexpr (!std::is_same_v<T, bool>)
+      return apply(
+          out, [](T a) -> T { return m::reciprocal(a); }, in(0));
+    break;
+  case op::sinc:
+    if constexpr (std::is_floating_point_v<T>)
+      return apply(
+          out, [](T a) -> T { return m::sinc(a); }, in(0));
+    break;
+  case op::spacing:
+    if constexpr (std::is_floating_point_v<T>)
+      return apply(
+          out, [](T a) -> T { return m::spacing(a); }, in(0));
+    break;
+  case op::bitwise_count:
+    if constexpr (std::is_integral_v<T>)
+      return apply(
+          out, [](T a) { return m::bitwise_count(a); }, in(0));
+    break;
+  case op::floor_divide:
+    if constexpr (is_real_v<T> && !std::is_same_v<T, bool>)
+      return apply(
+          out, [](T a, T b) -> T { return m::floor_divide(a, b); }, in(0),
+          in(1));
+    break;
+  case op::fmod:
+    if constexpr (is_real_v<T> && !std::is_same_v<T, bool>)
+      return apply(
+          out, [](T a, T b) -> T { return m::fmod(a, b); }, in(0), in(1));
+    break;
+  case op::float_power:
+    if constexpr (std::is_same_v<T, double> ||
+                  std::is_same_v<T, std::complex<double>>)
+      return apply(
+          out, [](T a, T b) -> T { return m::power(a, b); }, in(0), in(1));
+    break;
+  case op::heaviside:
+    if constexpr (std::is_floating_point_v<T>)
+      return apply(
+          out, [](T a, T b) -> T { return m::heaviside(a, b); }, in(0), in(1));
+    break;
+  case op::nextafter:
+    if constexpr (std::is_floating_point_v<T>)
+      return apply(
+          out, [](T a, T b) -> T { return std::nextafter(a, b); }, in(0),
+          in(1));
+    break;
   case op::abs:
     return apply(
         out, [](T a) { return m::abs(a); }, in(0));

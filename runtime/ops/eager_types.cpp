@@ -164,6 +164,24 @@ const char *op_name(op o) noexcept {
     return "right_shift";
   case op::logical_xor:
     return "logical_xor";
+  case op::reciprocal:
+    return "reciprocal";
+  case op::sinc:
+    return "sinc";
+  case op::spacing:
+    return "spacing";
+  case op::bitwise_count:
+    return "bitwise_count";
+  case op::floor_divide:
+    return "floor_divide";
+  case op::fmod:
+    return "fmod";
+  case op::float_power:
+    return "float_power";
+  case op::heaviside:
+    return "heaviside";
+  case op::nextafter:
+    return "nextafter";
   }
   return "unknown";
 }
@@ -216,6 +234,10 @@ int op_arity(op o) noexcept {
   case op::isfinite:
   case op::signbit:
   case op::invert:
+  case op::reciprocal:
+  case op::sinc:
+  case op::spacing:
+  case op::bitwise_count:
     return 1;
   default:
     return 2;
@@ -409,6 +431,30 @@ op_types resolve_types(op o, std::span<const operand> args) {
     return {no_bool_type(c), no_bool_type(c)};
   case op::logical_xor:
     return {dtype::bool_, dtype::bool_};
+  case op::reciprocal:
+    return {no_bool_type(c), no_bool_type(c)};
+  case op::sinc:
+    if (is_complex(c))
+      no_loop(o, c);
+    return {sinc_type(c), sinc_type(c)};
+  case op::spacing:
+  case op::heaviside:
+  case op::nextafter:
+    if (is_complex(c))
+      no_loop(o, c);
+    return {float_type(c), float_type(c)};
+  case op::bitwise_count:
+    if (kind_of(c) != scalar_kind::boolean &&
+        kind_of(c) != scalar_kind::integer)
+      no_loop(o, c);
+    return {c, dtype::uint8};
+  case op::floor_divide:
+  case op::fmod:
+    if (is_complex(c))
+      no_loop(o, c);
+    return {no_bool_type(c), no_bool_type(c)};
+  case op::float_power:
+    return {float_power_type(c), float_power_type(c)};
   }
   throw value_error("unknown elementwise operation");
 }

@@ -12,10 +12,12 @@
 #include "host_loop.hpp"
 #include "kiln/error.hpp"
 
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <type_traits>
 
 namespace kiln::detail::math {
@@ -394,6 +396,102 @@ template <class T> T right_shift(T a, T b) {
   if constexpr (std::is_signed_v<T>)
     return a < 0 ? T(-1) : T(0);
   return T(0);
+}
+
+// --- More ufuncs (issue 27); kilnc's formulas are Frontend/UfuncMath.cpp.
+
+/// 1 / a; integers: 1 and -1 keep, all else (0 too) gives 0.
+template <class T> T reciprocal(T a) {
+  if constexpr (is_int_v<T>) {
+    if constexpr (std::is_signed_v<T>)
+      return a == 1 || a == -1 ? a : T(0);
+    else
+      return a == 1 ? a : T(0);
+  } else {
+    return true_divide(T(1), a);
+  }
+}
+
+/// Python's a // b: NumPy's npy_floor_divide for floats, floor division of
+/// integers (0 for b == 0, min // -1 wraps).
+template <class T> T floor_divide(T a, T b) {
+  if constexpr (is_int_v<T>) {
+    if (b == 0)
+      return 0;
+    if constexpr (std::is_signed_v<T>) {
+      if (b == -1)
+        return wrap_sub(T(0), a);
+      T q = static_cast<T>(a / b);
+      if (a % b != 0 && ((a < 0) != (b < 0)))
+        --q;
+      return q;
+    } else {
+      return static_cast<T>(a / b);
+    }
+  } else {
+    if (b == T(0))
+      return a / b;
+    T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != T(0) && ((b < 0) != (mod < 0)))
+      div -= T(1);
+    if (div == T(0))
+      return std::copysign(T(0), a / b);
+    T fl = std::floor(div);
+    if (div - fl > T(0.5))
+      fl += T(1);
+    return fl;
+  }
+}
+
+/// C's remainder (sign of a); integers: 0 for b == 0 and b == -1.
+template <class T> T fmod(T a, T b) {
+  if constexpr (is_int_v<T>) {
+    if (b == 0)
+      return 0;
+    if constexpr (std::is_signed_v<T>)
+      if (b == -1)
+        return 0;
+    return static_cast<T>(a % b);
+  } else {
+    return std::fmod(a, b);
+  }
+}
+
+/// np.sinc: sin(y) / y with y = pi * x, x = 0 taken as 1e-20.
+template <class T> T sinc(T a) {
+  const T y = std::numbers::pi_v<T> * (a == T(0) ? T(1.0e-20) : a);
+  return std::sin(y) / y;
+}
+
+/// np.spacing: nextafter(a, copysign(inf, a)) - a; NaN for inf and NaN.
+template <class T> T spacing(T a) {
+  if (std::isinf(a) || std::isnan(a))
+    return std::numeric_limits<T>::quiet_NaN();
+  return std::nextafter(a,
+                        std::copysign(std::numeric_limits<T>::infinity(), a)) -
+         a;
+}
+
+/// np.heaviside(a, h): 0 below zero, h at zero, 1 above, NaN for NaN.
+template <class T> T heaviside(T a, T h) {
+  if (std::isnan(a))
+    return a;
+  return a < T(0) ? T(0) : a == T(0) ? h : T(1);
+}
+
+/// The 1 bits of |a| as uint8 (np.bitwise_count).
+template <class T> std::uint8_t bitwise_count(T a) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a ? 1 : 0;
+  } else {
+    using U = std::make_unsigned_t<T>;
+    U v = static_cast<U>(a);
+    if constexpr (std::is_signed_v<T>)
+      if (a < 0)
+        v = static_cast<U>(U(0) - v);
+    return static_cast<std::uint8_t>(std::popcount(v));
+  }
 }
 
 } // namespace kiln::detail::math

@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zlib
 
 try:
     import numpy as np
@@ -176,16 +177,25 @@ class Gen:
 # Issue 27's ufuncs. REAL_ONLY: Kiln takes no complex operand (NumPy does
 # for these: a documented departure).
 NEW_FLOAT_UNARY = ("arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "exp2", "expm1",
-                   "log1p", "cbrt", "deg2rad", "rad2deg", "radians", "degrees", "rint", "fabs")
+                   "log1p", "cbrt", "deg2rad", "rad2deg", "radians", "degrees", "rint", "fabs", "spacing")
 NEW_UNARY = NEW_FLOAT_UNARY + ("trunc", "fix", "square", "positive", "negative", "absolute", "isfinite", "signbit",
-                               "invert")
-BIN_FUNCS = ("arctan2", "hypot", "copysign", "logaddexp", "logaddexp2", "fmax", "fmin")
-REAL_ONLY = ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "expm1", "log1p", "fmax", "fmin")
+                               "invert", "reciprocal", "sinc", "bitwise_count", "conjugate")
+BIN_FUNCS = ("arctan2", "hypot", "copysign", "logaddexp", "logaddexp2", "fmax", "fmin", "floor_divide", "fmod",
+             "float_power", "heaviside", "nextafter")
+REAL_ONLY = ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "expm1", "log1p", "fmax", "fmin",
+             "floor_divide", "fmod", "heaviside", "nextafter", "sinc", "spacing")
+INT_ONLY = ("bitwise_count",)
 FLOAT_FUNCS = ("exp", "log", "sqrt", "sin", "cos", "tanh") + NEW_FLOAT_UNARY
-FLOAT_BIN_FUNCS = ("arctan2", "hypot", "copysign", "logaddexp", "logaddexp2")
+FLOAT_BIN_FUNCS = ("arctan2", "hypot", "copysign", "logaddexp", "logaddexp2", "heaviside", "nextafter")
 # Library functions two correct implementations may round differently.
 LIBRARY_FUNCS = ("exp", "log", "sin", "cos", "tanh", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh",
-                 "arccosh", "arctanh", "exp2", "expm1", "log1p", "cbrt", "deg2rad", "rad2deg", "radians", "degrees")
+                 "arccosh", "arctanh", "exp2", "expm1", "log1p", "cbrt", "deg2rad", "rad2deg", "radians", "degrees",
+                 "sinc")
+# The operators also by NumPy's names (kiln::add(a, b), ...): the C++ of a
+# node picks one spelling from its contents, so a program is the same every
+# time its seed generates it.
+NAMED_OPERATORS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "remainder", "pow": "power",
+                   "<": "less", "<=": "less_equal", "==": "equal", "!=": "not_equal", ">": "greater"}
 
 
 def np_eval(e, env):
@@ -229,7 +239,8 @@ def inexact(e, dt):
         return (op in LIBRARY_FUNCS or (op == "sqrt" and dt.kind == "c") or (op == "square" and dt.kind == "c")
                 or (op in ("abs", "sign") and id(e) in COMPLEX_OPERAND))  # |z| and z / |z| round
     if k == "bin":
-        return op in ("pow", "*", "arctan2", "hypot", "logaddexp", "logaddexp2") or (op == "/" and dt.kind == "c")
+        return (op in ("pow", "*", "arctan2", "hypot", "logaddexp", "logaddexp2", "float_power") or
+                (op in ("/", "float_power") and dt.kind == "c"))
     if k == "lam":
         return True  # its arithmetic may be contracted, its functions are libm's or libdevice's
     return k == "red" and op in ("sum", "prod", "mean", "var", "std")
@@ -302,7 +313,11 @@ def np_eval_node(e, env):
     if k == "bin":
         a, b = np_eval(e[2], env), np_eval(e[3], env)
         op = e[1]
-        if op in ("maximum", "minimum", "fmax", "fmin", "copysign"):
+        if op in ("maximum", "minimum", "fmax", "fmin", "copysign", "float_power"):
+            return getattr(np, op)(a, b)
+        if op in ("floor_divide", "fmod"):
+            if np.result_type(a, b) == np.int16:  # no int16 in Kiln: int32
+                a, b = np.asarray(a).astype(np.int32), np.asarray(b).astype(np.int32)
             return getattr(np, op)(a, b)
         if op in FLOAT_BIN_FUNCS:
             if np.result_type(a, b) in (np.int8, np.uint8, np.int16, np.bool_):
@@ -403,7 +418,11 @@ def cpp_of(e, local=None):
     if k == "bin":
         a, b = cpp_of(e[2], local), cpp_of(e[3], local)
         if e[1] in ("maximum", "minimum", "pow") + BIN_FUNCS:
+            if e[1] == "pow" and zlib.crc32(repr(e).encode()) % 4 == 0:
+                return "kiln::power(%s, %s)" % (a, b)
             return "kiln::%s(%s, %s)" % (e[1], a, b)
+        if e[1] in NAMED_OPERATORS and zlib.crc32(repr(e).encode()) % 4 == 0:
+            return "kiln::%s(%s, %s)" % (NAMED_OPERATORS[e[1]], a, b)
         return "(%s %s %s)" % (a, e[1], b)
     if k == "un":
         if e[1] == "neg":
@@ -474,6 +493,10 @@ def departs(e, env):
             return True
         if e[1] in REAL_ONLY and a.dtype.kind == "c":
             return True  # not yet for complex (docs/operations.md); NumPy takes it
+        if e[1] in INT_ONLY and a.dtype.kind not in "iub":
+            return True  # NumPy refuses too; Kiln at compile time
+        if e[1] == "reciprocal" and a.dtype.kind in "iu" and (a == 0).any():
+            return True  # NumPy's integer 1 / 0 depends on the platform; Kiln gives 0 (documented)
         if e[1] in NEW_FLOAT_UNARY and a.dtype == bool:
             return True  # NumPy: float16 (Kiln has none: float32, documented)
         # NumPy's floor/ceil/round of bool give float16 (Kiln keeps bool,
@@ -482,7 +505,7 @@ def departs(e, env):
             return True
         # conj of bool: NumPy has no bool loop and gives int8; Kiln keeps
         # bool ("real and conj return a copy"). To settle (issue 8).
-        if e[1] == "conj" and a.dtype == bool:
+        if e[1] in ("conj", "conjugate") and a.dtype == bool:
             return True
     if k == "where" and not has_array(e[1]):
         return True

@@ -64,6 +64,15 @@ FailureOr<std::string> emitPTX(ModuleOp module, const PTXOptions &options) {
     op.erase();
   });
 
+  // math.ctpop (kiln::bitwise_count) has none either: LLVM's ctpop
+  // intrinsic is popc.
+  gpuOnly->walk([](math::CtPopOp op) {
+    OpBuilder b(op);
+    Value n = LLVM::CtPopOp::create(b, op.getLoc(), op.getOperand());
+    op.replaceAllUsesWith(n);
+    op.erase();
+  });
+
   // libdevice is linked only if present: kernels without math functions do
   // not need it, and the NVVM target reports a missing one when needed.
   std::string libdevice = options.libdevicePath.empty() ? KILN_DEFAULT_LIBDEVICE

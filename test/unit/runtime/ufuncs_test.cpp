@@ -311,6 +311,124 @@ TEST(Ufuncs, NumPysCorners) {
       1e-15);
 }
 
+TEST(Ufuncs, MoreUfuncs) {
+  // Result dtypes as NumPy's (sinc of integers: float64, NumPy's pi * x).
+  static_assert(std::is_same_v<decltype(kiln::reciprocal(kiln::array<bool>())),
+                               kiln::array<std::int8_t>>);
+  static_assert(
+      std::is_same_v<decltype(kiln::sinc(kiln::array<std::int8_t>())),
+                     kiln::array<double>>);
+  static_assert(std::is_same_v<decltype(kiln::sinc(kiln::array<float>())),
+                               kiln::array<float>>);
+  static_assert(
+      std::is_same_v<decltype(kiln::bitwise_count(kiln::array<std::int64_t>())),
+                     kiln::array<std::uint8_t>>);
+  static_assert(std::is_same_v<decltype(kiln::float_power(
+                                   kiln::array<std::int8_t>(), 3)),
+                               kiln::array<double>>);
+  static_assert(std::is_same_v<decltype(kiln::float_power(
+                                   kiln::array<std::complex<float>>(), 2)),
+                               kiln::array<std::complex<double>>>);
+  static_assert(
+      std::is_same_v<decltype(kiln::floor_divide(kiln::array<bool>(), true)),
+                     kiln::array<std::int8_t>>);
+  static_assert(std::is_same_v<decltype(kiln::heaviside(
+                                   kiln::array<std::int32_t>(), 1)),
+                               kiln::array<double>>);
+  static_assert(std::is_same_v<decltype(kiln::greater_equal(
+                                   kiln::array<float>(), 1)),
+                               kiln::array<bool>>);
+
+  // NumPy 2.4's answers (numpy.floor_divide, fmod, ... on the same inputs).
+  const double inf = std::numeric_limits<double>::infinity(),
+               nan = std::nan("");
+  constexpr std::int32_t lo = std::numeric_limits<std::int32_t>::min();
+  EXPECT_EQ(kiln::floor_divide(make<std::int32_t>({7, -7, 7, -7, 5, lo}),
+                               make<std::int32_t>({2, 2, -2, -2, 0, -1}))
+                .to_vector(),
+            (std::vector<std::int32_t>{3, -4, -4, 3, 0, lo}));
+  EXPECT_EQ(kiln::fmod(make<std::int32_t>({7, -7, 7, -7, 5, lo}),
+                       make<std::int32_t>({2, 2, -2, -2, 0, -1}))
+                .to_vector(),
+            (std::vector<std::int32_t>{1, -1, 1, -1, 0, 0}));
+  const auto fd = kiln::floor_divide(make<double>({7.5, -7.5, 1, -1, 0, inf}),
+                                     make<double>({2, 2, 0, 0, 0, 2}))
+                      .to_vector();
+  EXPECT_EQ(std::vector<double>(fd.begin(), fd.begin() + 4),
+            (std::vector<double>{3, -4, inf, -inf}));
+  EXPECT_TRUE(std::isnan(fd[4]) && std::isnan(fd[5]));
+  const auto fm = kiln::fmod(make<double>({7.5, -7.5, 1, inf}),
+                             make<double>({2, 2, 0, 1}))
+                      .to_vector();
+  EXPECT_EQ(fm[0], 1.5);
+  EXPECT_EQ(fm[1], -1.5);
+  EXPECT_TRUE(std::isnan(fm[2]) && std::isnan(fm[3]));
+  EXPECT_EQ(kiln::bitwise_count(make<std::int8_t>({-1, 7, 0, -128})).to_vector(),
+            (std::vector<std::uint8_t>{1, 3, 0, 1}));
+  EXPECT_EQ(kiln::bitwise_count(make<std::int64_t>(
+                                    {std::numeric_limits<std::int64_t>::max(),
+                                     std::numeric_limits<std::int64_t>::min()}))
+                .to_vector(),
+            (std::vector<std::uint8_t>{63, 1}));
+  const auto hv =
+      kiln::heaviside(make<double>({-1, 0, 2, nan, -0.0}), 0.5).to_vector();
+  EXPECT_EQ(std::vector<double>(hv.begin(), hv.begin() + 3),
+            (std::vector<double>{0, 0.5, 1}));
+  EXPECT_TRUE(std::isnan(hv[3]));
+  EXPECT_EQ(hv[4], 0.5);
+  EXPECT_EQ(kiln::float_power(make<std::int8_t>({2}), 3).to_vector()[0], 8.0);
+  EXPECT_EQ(kiln::float_power(make<std::int64_t>({2}), -1).to_vector()[0], 0.5);
+  EXPECT_TRUE(std::isnan(
+      kiln::float_power(make<double>({-8.0}), 1.0 / 3).to_vector()[0]));
+  EXPECT_EQ(kiln::nextafter(make<float>({1.0f}), 2.0f).to_vector()[0],
+            1.0f + std::numeric_limits<float>::epsilon());
+  EXPECT_EQ(kiln::nextafter(make<double>({0.0}), -1.0).to_vector()[0],
+            -std::numeric_limits<double>::denorm_min());
+  const auto sp = kiln::spacing(make<double>({1.0, -1.0, 0.0, inf, nan})).to_vector();
+  EXPECT_EQ(sp[0], std::numeric_limits<double>::epsilon());
+  EXPECT_EQ(sp[1], -std::numeric_limits<double>::epsilon());
+  EXPECT_EQ(sp[2], std::numeric_limits<double>::denorm_min());
+  EXPECT_TRUE(std::isnan(sp[3]) && std::isnan(sp[4]));
+  EXPECT_EQ(kiln::spacing(make<float>({1.0f})).to_vector()[0],
+            std::numeric_limits<float>::epsilon());
+  EXPECT_EQ(kiln::reciprocal(make<std::int32_t>({1, -1, 2, -3, 0})).to_vector(),
+            (std::vector<std::int32_t>{1, -1, 0, 0, 0}));
+  EXPECT_EQ(kiln::reciprocal(make<double>({2.0, -0.0, 0.0})).to_vector(),
+            (std::vector<double>{0.5, -inf, inf}));
+  const auto sc = kiln::sinc(make<float>({0.0f, 0.5f, 1.0f, INFINITY})).to_vector();
+  EXPECT_EQ(sc[0], 1.0f);
+  EXPECT_NEAR(sc[1], 0.63661975f, 1e-7);
+  EXPECT_LT(std::fabs(sc[2]), 1e-7f);
+  EXPECT_TRUE(std::isnan(sc[3]));
+
+  // Random data against long double: sinc and floor_divide of floats.
+  const std::vector<double> x = values(-20, 20, 11), y = values(-3, 3, 12);
+  EXPECT_LE(worst_error(kiln::sinc(make<double>(x)), x,
+                        [](ld v) {
+                          const ld pi = 3.141592653589793238462643383279502884L;
+                          return v == 0 ? 1 : std::sin(pi * v) / (pi * v);
+                        }),
+            64); // near its zeros sin(pi x) loses digits in double, as NumPy's
+  const auto q = kiln::floor_divide(make<double>(x), make<double>(y)).to_vector();
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (std::isfinite(x[i]) && std::isfinite(y[i]) && y[i] != 0)
+      EXPECT_EQ(q[i], std::floor(static_cast<ld>(x[i]) / y[i])) << x[i] << " // " << y[i];
+
+  // NumPy's names of the operators are the operators.
+  const auto a = make<std::int32_t>({5, -3, 8}), b = make<std::int32_t>({2, 4, -3});
+  EXPECT_EQ(kiln::add(a, b).to_vector(), (a + b).to_vector());
+  EXPECT_EQ(kiln::subtract(a, 1).to_vector(), (a - 1).to_vector());
+  EXPECT_EQ(kiln::multiply(a, b).to_vector(), (a * b).to_vector());
+  EXPECT_EQ(kiln::divide(a, b).to_vector(), (a / b).to_vector());
+  EXPECT_EQ(kiln::true_divide(a, b).to_vector(), (a / b).to_vector());
+  EXPECT_EQ(kiln::remainder(a, b).to_vector(), (a % b).to_vector());
+  EXPECT_EQ(kiln::mod(a, b).to_vector(), (a % b).to_vector());
+  EXPECT_EQ(kiln::power(a, 2).to_vector(), kiln::pow(a, 2).to_vector());
+  EXPECT_EQ(kiln::less(a, b).to_vector(), (a < b).to_vector());
+  EXPECT_EQ(kiln::greater_equal(a, b).to_vector(), (a >= b).to_vector());
+  EXPECT_EQ(kiln::not_equal(a, 5).to_vector(), (a != 5).to_vector());
+}
+
 TEST(Ufuncs, NumPysRefusals) {
   // What NumPy has no loop for is a value_error with NumPy's words.
   const kiln::array<double> d = make<double>({1.0});
@@ -326,6 +444,11 @@ TEST(Ufuncs, NumPysRefusals) {
         (void)kiln::detail::eager(kiln::detail::op::left_shift, {d, d});
       },
       "ufunc 'left_shift' not supported for the input type float64");
+  expect_message<kiln::value_error>(
+      [&] {
+        (void)kiln::detail::eager(kiln::detail::op::bitwise_count, {d});
+      },
+      "ufunc 'bitwise_count' not supported for the input type float64");
 }
 
 } // namespace
