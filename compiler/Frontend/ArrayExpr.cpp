@@ -46,6 +46,7 @@ const char *opName(OpKind k) {
   CASE(BitwiseCount, "bitwise_count") CASE(FloorDivide, "floor_divide")
   CASE(FMod, "fmod") CASE(FloatPower, "float_power")
   CASE(Heaviside, "heaviside") CASE(NextAfter, "nextafter")
+  CASE(Angle, "angle") CASE(RoundDecimals, "round")
   CASE(IsClose, "isclose") CASE(Cast, "astype") CASE(Lambda, "elementwise")
 #undef CASE
     // clang-format on
@@ -204,6 +205,7 @@ static std::optional<OpKind> functionKind(llvm::StringRef name) {
       .Case("float_power", OpKind::FloatPower)
       .Case("heaviside", OpKind::Heaviside)
       .Case("nextafter", OpKind::NextAfter)
+      .Case("angle", OpKind::Angle)
       .Default(std::nullopt);
 }
 
@@ -238,6 +240,8 @@ std::optional<OpKind> classifyCall(const Expr *e, llvm::SmallVectorImpl<const Ex
     if (!fd || !fd->getIdentifier() || !inKilnNamespace(fd)) return std::nullopt;
     auto k = functionKind(fd->getName());
     if (k) args.append(call->arg_begin(), call->arg_end());
+    if (k == OpKind::Round && args.size() == 2) // round(x, decimals)
+      return OpKind::RoundDecimals;
     return k;
   }
   return std::nullopt;

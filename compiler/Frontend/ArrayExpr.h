@@ -121,10 +121,12 @@ enum class OpKind {
   FloatPower,
   Heaviside,
   NextAfter,
-  IsClose, ///< isclose(a, b, rtol, atol, equal_nan)
-  Cast,    ///< astype<U>()
-  Lambda,  ///< kiln::elementwise(f, args...): a call of the element function of
-           ///< f
+  Angle,         ///< angle(x, deg)
+  RoundDecimals, ///< round(x, decimals)
+  IsClose,       ///< isclose(a, b, rtol, atol, equal_nan)
+  Cast,          ///< astype<U>()
+  Lambda, ///< kiln::elementwise(f, args...): a call of the element function of
+          ///< f
 };
 
 const char *opName(OpKind k);

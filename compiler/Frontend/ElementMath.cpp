@@ -806,6 +806,27 @@ case OpKind::FloatPower: {
                 runtimeDTypeName(n.type) + " arrays");
   return r;
 }
+case OpKind::Angle: {
+  // arg(x), times 180 / pi (in the result's type) when deg.
+  ElementType in = kindOf(typeOf(0)) == TypeKind::Complex ? typeOf(0) : n.type;
+  Value r =
+      sb.cast(sb.unary(OpKind::Arg, sb.cast(vals[0], typeOf(0), in), in),
+              kindOf(in) == TypeKind::Complex ? realPart(in) : in, n.type);
+  Value degrees =
+      arith::MulFOp::create(sb.builder(), sb.loc(), r,
+                            sb.constant(n.type, 180 / std::numbers::pi, 0));
+  return arith::SelectOp::create(sb.builder(), sb.loc(),
+                                 sb.cast(vals[1], typeOf(1), ElementType::Bool),
+                                 degrees, r);
+}
+case OpKind::RoundDecimals: {
+  Value d = sb.cast(vals[1], typeOf(1), ElementType::Int64);
+  Value r = sb.roundDecimals(sb.cast(vals[0], typeOf(0), n.type), d, n.type);
+  if (!r)
+    return fail(std::string("'round' with decimals is not supported on ") +
+                runtimeDTypeName(n.type) + " arrays");
+  return r;
+}
 case OpKind::BitwiseCount: {
   Value r = sb.bitwiseCount(vals[0], typeOf(0));
   if (!r)

@@ -62,6 +62,10 @@ public:
   /// heaviside, fmod, floor_divide, float_power. Null where NumPy has no
   /// loop for `t`.
   mlir::Value ufunc(OpKind op, mlir::Value a, mlir::Value x, ElementType t);
+  /// np.round(a, d) of `a` of type `t` (d an i64): rint(a * 10^d) / 10^d
+  /// (a / 10^-d, rounded, times 10^-d for negative d), complex parts each;
+  /// integers round half to even to a multiple of 10^-d.
+  mlir::Value roundDecimals(mlir::Value a, mlir::Value d, ElementType t);
   /// np.bitwise_count of an integer or bool `a` of type `t`, as uint8.
   mlir::Value bitwiseCount(mlir::Value a, ElementType t);
   mlir::Value isNan(mlir::Value v, ElementType t);

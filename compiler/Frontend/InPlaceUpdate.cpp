@@ -20,8 +20,21 @@ std::optional<CompoundAssignCall> classifyCompoundAssign(const Expr *e) {
   case OO_StarEqual: c.op = OpKind::Mul, c.ufunc = "multiply"; break;
   case OO_SlashEqual: c.op = OpKind::Div, c.ufunc = "divide"; break;
   case OO_PercentEqual: c.op = OpKind::Rem, c.ufunc = "remainder"; break;
-  case OO_AmpEqual: c.op = OpKind::And, c.ufunc = "bitwise_and"; break;
-  case OO_PipeEqual: c.op = OpKind::Or, c.ufunc = "bitwise_or"; break;
+  case OO_AmpEqual:
+    c.op = OpKind::BitAnd, c.ufunc = "bitwise_and";
+    break;
+  case OO_PipeEqual:
+    c.op = OpKind::BitOr, c.ufunc = "bitwise_or";
+    break;
+  case OO_CaretEqual:
+    c.op = OpKind::BitXor, c.ufunc = "bitwise_xor";
+    break;
+  case OO_LessLessEqual:
+    c.op = OpKind::LeftShift, c.ufunc = "left_shift";
+    break;
+  case OO_GreaterGreaterEqual:
+    c.op = OpKind::RightShift, c.ufunc = "right_shift";
+    break;
   default: return std::nullopt;
   }
   const FunctionDecl *fd = oc->getDirectCallee();

@@ -5,13 +5,15 @@
 // operations.md, "More ufuncs"): reciprocal, floor_divide (npy_divmod's
 // floor of floats; Python's floor division of integers), fmod (C's), sinc
 // (np.sinc's pi * x, 1 at 0), spacing and nextafter (on the bits),
-// heaviside, float_power (pow in float64 or complex128) and bitwise_count.
+// heaviside, float_power (pow in float64 or complex128), bitwise_count, and
+// round with decimals (NumPy's rint(x * 10^d) / 10^d).
 // Integer division by zero gives 0 and INT_MIN / -1 wraps, never a trap.
 //
 //===----------------------------------------------------------------------===//
 #include "Frontend/ElementMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <limits>
@@ -214,6 +216,95 @@ Value ScalarBuilder::bitwiseCount(Value a, ElementType t) {
   if (bits > 8)
     return arith::TruncIOp::create(b_, loc_, b_.getI8Type(), n);
   return n;
+}
+
+Value ScalarBuilder::roundDecimals(Value a, Value d, ElementType t) {
+  TypeKind k = kindOf(t);
+  if (k == TypeKind::Complex) {
+    ElementType r = realPart(t);
+    return complexOf({roundDecimals(complex::ReOp::create(b_, loc_, a), d, r),
+                      roundDecimals(complex::ImOp::create(b_, loc_, a), d, r)},
+                     t);
+  }
+  if (k != TypeKind::Float && k != TypeKind::Int)
+    return {};
+  Type i64 = b_.getI64Type();
+  auto c64 = [&](long long v) {
+    return arith::ConstantOp::create(b_, loc_, b_.getIntegerAttr(i64, v))
+        .getResult();
+  };
+  auto select = [&](Value c, Value p, Value q) {
+    return arith::SelectOp::create(b_, loc_, c, p, q).getResult();
+  };
+  Value negative =
+      arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, d, c64(0));
+  Value magnitude =
+      select(negative, arith::SubIOp::create(b_, loc_, c64(0), d), d);
+  // 10^|d| as the runtime's math::pow10: a product of exact powers of ten
+  // chosen by the bits of |d| (exact to 10^22), inf from 512 on.
+  auto bit = [&](int b) {
+    Value m = arith::AndIOp::create(b_, loc_, magnitude, c64(1ll << b));
+    return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, m, c64(0))
+        .getResult();
+  };
+  if (k == TypeKind::Float) {
+    Type f64 = b_.getF64Type();
+    auto cf = [&](double v) {
+      return arith::ConstantOp::create(b_, loc_, b_.getFloatAttr(f64, v))
+          .getResult();
+    };
+    static constexpr double factors[] = {1e1,  1e2,  1e4,   1e8,  1e16,
+                                         1e32, 1e64, 1e128, 1e256};
+    Value f = cf(1.0);
+    for (int b = 0; b < 9; ++b)
+      f = select(bit(b), arith::MulFOp::create(b_, loc_, f, cf(factors[b])), f);
+    f = select(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge,
+                                     magnitude, c64(512)),
+               cf(std::numeric_limits<double>::infinity()), f);
+    Value ft = cast(f, ElementType::Float64, t);
+    Value up = math::RoundEvenOp::create(
+        b_, loc_, arith::MulFOp::create(b_, loc_, a, ft));
+    Value down = math::RoundEvenOp::create(
+        b_, loc_, arith::DivFOp::create(b_, loc_, a, ft));
+    return select(negative, arith::MulFOp::create(b_, loc_, down, ft),
+                  arith::DivFOp::create(b_, loc_, up, ft));
+  }
+  // Integers: a for d >= 0; else half to even to a multiple of f = 10^-d,
+  // in int64 (0 from 10^19 on: every value rounds to 0 there).
+  Value x = a;
+  if (a.getType() != i64)
+    x = isUnsigned(t) ? arith::ExtUIOp::create(b_, loc_, i64, a).getResult()
+                      : arith::ExtSIOp::create(b_, loc_, i64, a).getResult();
+  Value f = c64(1);
+  long long p = 10;
+  for (int b = 0; b < 5; ++b, p = p * p) // 10, 10^2, 10^4, 10^8, 10^16
+    f = select(bit(b), arith::MulIOp::create(b_, loc_, f, c64(p)), f);
+  Value huge = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt,
+                                     magnitude, c64(18));
+  Value safe = select(huge, c64(1), f);
+  Value q = arith::FloorDivSIOp::create(b_, loc_, x, safe);
+  Value r = arith::SubIOp::create(b_, loc_, x,
+                                  arith::MulIOp::create(b_, loc_, q, safe));
+  Value twice = arith::AddIOp::create(b_, loc_, r, r);
+  Value odd =
+      arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne,
+                            arith::AndIOp::create(b_, loc_, q, c64(1)), c64(0));
+  Value roundUp = arith::OrIOp::create(
+      b_, loc_,
+      arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, twice, safe),
+      arith::AndIOp::create(b_, loc_,
+                            arith::CmpIOp::create(b_, loc_,
+                                                  arith::CmpIPredicate::eq,
+                                                  twice, safe),
+                            odd));
+  q = select(roundUp, arith::AddIOp::create(b_, loc_, q, c64(1)), q);
+  Value rounded = arith::MulIOp::create(b_, loc_, q, safe);
+  rounded = select(huge, c64(0), rounded);
+  Value narrow =
+      a.getType() == i64
+          ? rounded
+          : arith::TruncIOp::create(b_, loc_, a.getType(), rounded).getResult();
+  return select(negative, narrow, a);
 }
 
 } // namespace kiln::frontend

@@ -1,7 +1,8 @@
-//===- kiln/compound.hpp - Compound assignment into arrays ---------*- C++ -*-===//
+//===- kiln/compound.hpp - Compound assignment into arrays ---------*- C++
+//-*-===//
 //
-// `x += y`, `x -= y`, `x *= y`, `x /= y`, `x %= y` (and `&=`, `|=` on bool
-// arrays) on arrays and views, as
+// `x += y`, `x -= y`, `x *= y`, `x /= y`, `x %= y` (and `&=`, `|=`, `^=`,
+// `<<=`, `>>=` on integer and bool arrays) on arrays and views, as
 // NumPy's in-place operators (np.add(x, y, out=x, casting='same_kind')): the
 // result of `x op y` (NumPy promotion, broadcasting into x's shape) is
 // written into x's elements, converted to x's dtype where NumPy's
@@ -58,17 +59,13 @@ KILN_COMPOUND_ASSIGNMENT(-, "subtract")
 KILN_COMPOUND_ASSIGNMENT(*, "multiply")
 KILN_COMPOUND_ASSIGNMENT(/, "divide")
 KILN_COMPOUND_ASSIGNMENT(%, "remainder")
+// On integer and bool arrays (NumPy's bitwise ufuncs; on bools & | ^ are the
+// logical and, or, xor).
+KILN_COMPOUND_ASSIGNMENT(&, "bitwise_and")
+KILN_COMPOUND_ASSIGNMENT(|, "bitwise_or")
+KILN_COMPOUND_ASSIGNMENT(^, "bitwise_xor")
+KILN_COMPOUND_ASSIGNMENT(<<, "left_shift")
+KILN_COMPOUND_ASSIGNMENT(>>, "right_shift")
 #undef KILN_COMPOUND_ASSIGNMENT
-
-// `&=` and `|=` on bool arrays: NumPy's bitwise_and / bitwise_or, which on
-// bools are the logical && and || (Kiln has no integer bitwise operations).
-template <class B, class R = decltype(std::declval<const array<bool> &>() && std::declval<const B &>())>
-const array<bool> &operator&=(const array<bool> &x, const B &b) {
-  return detail::write_result(x, "bitwise_and", x && b);
-}
-template <class B, class R = decltype(std::declval<const array<bool> &>() || std::declval<const B &>())>
-const array<bool> &operator|=(const array<bool> &x, const B &b) {
-  return detail::write_result(x, "bitwise_or", x || b);
-}
 
 } // namespace kiln

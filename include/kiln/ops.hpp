@@ -113,6 +113,8 @@ enum class op : std::uint8_t {
   float_power,
   heaviside,
   nextafter,
+  angle,          // (x, deg)
+  round_decimals, // (x, decimals)
   // ternary
   where, // (cond, a, b)
   clip,  // (x, lo, hi)
@@ -476,6 +478,10 @@ KILN_REAL_FLOAT_BINARY(hypot)
 KILN_REAL_FLOAT_BINARY(copysign)
 KILN_REAL_FLOAT_BINARY(logaddexp)
 KILN_REAL_FLOAT_BINARY(logaddexp2)
+/// heaviside(x, h): 0 for x < 0, h at 0, 1 for x > 0, NaN for NaN;
+/// nextafter(a, b): the next float after a towards b.
+KILN_REAL_FLOAT_BINARY(heaviside)
+KILN_REAL_FLOAT_BINARY(nextafter)
 #undef KILN_REAL_FLOAT_BINARY
 
 /// The larger (smaller) of each pair, ignoring a NaN when the other is a
@@ -663,6 +669,23 @@ KILN_NAMED_OPERATOR(greater, a > b)
 KILN_NAMED_OPERATOR(greater_equal, a >= b)
 #undef KILN_NAMED_OPERATOR
 
+/// The phase angle (np.angle), in degrees when `deg`; 0 or pi (180) for
+/// real arrays.
+template <element T>
+array<arg_result_t<T>> angle(const array<T> &x, bool deg = false) {
+  return detail::run<arg_result_t<T>>(detail::op::angle, x, deg);
+}
+
+/// np.round(x, decimals): rint(x * 10^decimals) / 10^decimals (for negative
+/// decimals x / 10^-decimals, rounded, times 10^-decimals), as NumPy
+/// computes it, complex parts each; integers round half to even to a
+/// multiple of 10^-decimals (and keep their value for decimals >= 0).
+template <element T>
+requires(!std::is_same_v<T, bool>) array<T> round(const array<T> &x,
+                                                  int decimals) {
+  return detail::run<T>(detail::op::round_decimals, x, decimals);
+}
+
 /// np.conjugate, the same as conj.
 template <element T> array<T> conjugate(const array<T> &x) { return conj(x); }
 
@@ -722,21 +745,6 @@ float_power(const A &a, const B &b) {
   return detail::run<float_power_result_t<arith_result_t<A, B>>>(
       detail::op::float_power, a, b);
 }
-
-/// 0 for x < 0, h at 0, 1 for x > 0, NaN for NaN (np.heaviside(x, h)), and
-/// the next float after a towards b (np.nextafter); real operands.
-#define KILN_REAL_FLOAT_BINARY(NAME)                                           \
-  template <class A, class B>                                                  \
-  requires binary_operands<A, B> &&                                            \
-      (!is_std_complex<arith_result_t<A, B>>::value)                           \
-          array<float_result_t<arith_result_t<A, B>>>                          \
-          NAME(const A &a, const B &b) {                                       \
-    return detail::run<float_result_t<arith_result_t<A, B>>>(detail::op::NAME, \
-                                                             a, b);            \
-  }
-KILN_REAL_FLOAT_BINARY(heaviside)
-KILN_REAL_FLOAT_BINARY(nextafter)
-#undef KILN_REAL_FLOAT_BINARY
 
 //===----------------------------------------------------------------------===//
 // Selection

@@ -241,6 +241,28 @@ array_base run_typed(op o, const shape &out,
       return apply(
           out, [](T a, T b) { return a != b; }, in(0), in(1));
     break;
+  case op::angle: {
+    if constexpr (is_floatlike_v<T>) {
+      const bool deg = args[1].scalar.b;
+      return apply(
+          out,
+          [deg](T a) {
+            const auto r = m::arg(a);
+            return deg ? static_cast<decltype(r)>(r * (180 / std::numbers::pi))
+                       : r;
+          },
+          in(0));
+    }
+    break;
+  }
+  case op::round_decimals: {
+    if constexpr (!std::is_same_v<T, bool>) {
+      const std::int64_t d = args[1].scalar.i;
+      return apply(
+          out, [d](T a) -> T { return m::round_decimals(a, d); }, in(0));
+    }
+    break;
+  }
   case op::reciprocal:
     if constexpr (!std::is_same_v<T, bool>)
       return apply(

@@ -182,6 +182,10 @@ const char *op_name(op o) noexcept {
     return "heaviside";
   case op::nextafter:
     return "nextafter";
+  case op::angle:
+    return "angle";
+  case op::round_decimals:
+    return "round";
   }
   return "unknown";
 }
@@ -455,6 +459,16 @@ op_types resolve_types(op o, std::span<const operand> args) {
     return {no_bool_type(c), no_bool_type(c)};
   case op::float_power:
     return {float_power_type(c), float_power_type(c)};
+  case op::angle: {
+    const dtype x = array_dtype(args[0]);
+    return {float_type(x), real_type(float_type(x))};
+  }
+  case op::round_decimals: {
+    const dtype x = array_dtype(args[0]);
+    if (x == dtype::bool_)
+      no_loop(o, x);
+    return {x, x};
+  }
   }
   throw value_error("unknown elementwise operation");
 }

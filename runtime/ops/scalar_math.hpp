@@ -494,4 +494,45 @@ template <class T> std::uint8_t bitwise_count(T a) {
   }
 }
 
+/// 10^k for k >= 0 as a product of exact powers of ten (exact up to 10^22,
+/// then one rounding a factor), the same on every backend (kilnc's
+/// ScalarBuilder::roundDecimals).
+inline double pow10(std::int64_t k) {
+  static constexpr double factors[] = {1e1,  1e2,  1e4,   1e8,  1e16,
+                                       1e32, 1e64, 1e128, 1e256};
+  if (k >= 512)
+    return std::numeric_limits<double>::infinity();
+  double f = 1;
+  for (int b = 0; b < 9; ++b)
+    if (k & (std::int64_t{1} << b))
+      f *= factors[b];
+  return f;
+}
+
+/// np.round(a, decimals) (see kiln::round).
+template <class T> T round_decimals(T a, std::int64_t d) {
+  if constexpr (is_complex_v<T>) {
+    return T(round_decimals(a.real(), d), round_decimals(a.imag(), d));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    const T f = static_cast<T>(pow10(d < 0 ? -d : d));
+    return d >= 0 ? std::nearbyint(a * f) / f : std::nearbyint(a / f) * f;
+  } else {
+    if (d >= 0)
+      return a;
+    if (-d > 18)
+      return T(0);
+    const std::int64_t f = static_cast<std::int64_t>(pow10(-d));
+    const std::int64_t x = static_cast<std::int64_t>(a);
+    std::int64_t q = x / f, r = x % f;
+    if (r < 0) {
+      --q;
+      r += f;
+    }
+    if (2 * r > f || (2 * r == f && (q & 1)))
+      ++q;
+    return static_cast<T>(static_cast<std::uint64_t>(q) *
+                          static_cast<std::uint64_t>(f));
+  }
+}
+
 } // namespace kiln::detail::math

@@ -179,7 +179,12 @@ class Gen:
 NEW_FLOAT_UNARY = ("arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "exp2", "expm1",
                    "log1p", "cbrt", "deg2rad", "rad2deg", "radians", "degrees", "rint", "fabs", "spacing")
 NEW_UNARY = NEW_FLOAT_UNARY + ("trunc", "fix", "square", "positive", "negative", "absolute", "isfinite", "signbit",
-                               "invert", "reciprocal", "sinc", "bitwise_count", "conjugate")
+                               "invert", "reciprocal", "sinc", "bitwise_count", "conjugate", "angle", "angle_deg",
+                               "round2", "round_m1")
+# Unary nodes of a function with a second argument: their C++ and NumPy's.
+WITH_ARGUMENT = {"angle_deg": ("kiln::angle(%s, true)", lambda a: np.angle(a, deg=True)),
+                 "round2": ("kiln::round(%s, 2)", lambda a: np.round(a, 2)),
+                 "round_m1": ("kiln::round(%s, -1)", lambda a: np.round(a, -1))}
 BIN_FUNCS = ("arctan2", "hypot", "copysign", "logaddexp", "logaddexp2", "fmax", "fmin", "floor_divide", "fmod",
              "float_power", "heaviside", "nextafter")
 REAL_ONLY = ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "expm1", "log1p", "fmax", "fmin",
@@ -190,7 +195,7 @@ FLOAT_BIN_FUNCS = ("arctan2", "hypot", "copysign", "logaddexp", "logaddexp2", "h
 # Library functions two correct implementations may round differently.
 LIBRARY_FUNCS = ("exp", "log", "sin", "cos", "tanh", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh",
                  "arccosh", "arctanh", "exp2", "expm1", "log1p", "cbrt", "deg2rad", "rad2deg", "radians", "degrees",
-                 "sinc")
+                 "sinc", "angle", "angle_deg")
 # The operators also by NumPy's names (kiln::add(a, b), ...): the C++ of a
 # node picks one spelling from its contents, so a program is the same every
 # time its seed generates it.
@@ -359,7 +364,7 @@ def np_eval_node(e, env):
         f = {"neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin,
              "cos": np.cos, "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "round": np.round,
              "sign": np.sign, "isnan": np.isnan, "isinf": np.isinf, "real": np.real, "imag": np.imag,
-             "conj": np.conj}.get(op) or getattr(np, op)
+             "conj": np.conj}.get(op) or (WITH_ARGUMENT[op][1] if op in WITH_ARGUMENT else getattr(np, op))
         return f(a)
     if k == "where":
         return np.where(np_eval(e[1], env), np_eval(e[2], env), np_eval(e[3], env))
@@ -427,6 +432,8 @@ def cpp_of(e, local=None):
     if k == "un":
         if e[1] == "neg":
             return "(-%s)" % cpp_of(e[2], local)
+        if e[1] in WITH_ARGUMENT:
+            return WITH_ARGUMENT[e[1]][0] % cpp_of(e[2], local)
         return "kiln::%s(%s)" % (e[1], cpp_of(e[2], local))
     if k == "where":
         branches = [cpp_of(x, local) for x in (e[2], e[3])]
@@ -495,6 +502,10 @@ def departs(e, env):
             return True  # not yet for complex (docs/operations.md); NumPy takes it
         if e[1] in INT_ONLY and a.dtype.kind not in "iub":
             return True  # NumPy refuses too; Kiln at compile time
+        if e[1] in ("angle", "angle_deg") and a.dtype in (np.bool_, np.int8, np.uint8):
+            return True  # NumPy: float16 (Kiln has none: float32, documented)
+        if e[1] in ("round2", "round_m1") and a.dtype == bool:
+            return True  # NumPy refuses; Kiln at compile time
         if e[1] == "reciprocal" and a.dtype.kind in "iu" and (a == 0).any():
             return True  # NumPy's integer 1 / 0 depends on the platform; Kiln gives 0 (documented)
         if e[1] in NEW_FLOAT_UNARY and a.dtype == bool:

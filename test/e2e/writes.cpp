@@ -3,7 +3,7 @@
 // (`x += a * y` reads x and y once), on named arrays and on views, with
 // conversion to the destination's dtype, broadcasting, overlap (the
 // destination read through another view is copied first), a reduction on
-// the right, `&=`/`|=` on bool arrays, kiln::elementwise_into into a view of
+// the right, `&=`/`|=` on bool arrays and `&= |= ^= <<= >>=` on integer arrays, kiln::elementwise_into into a view of
 // another dtype, inside KILN_FUSE functions and templates; plus assign and
 // fill. On the current device (host in CI, the GPU under
 // scripts/device-check.sh), against double references on random data.
@@ -137,6 +137,33 @@ int main() {
   auto neg = x < 0.0f;
   neg |= y < -1.0f;
   expect("mask |= mask", neg, count, [&](std::size_t i) { return double(hx[i] < 0 || hy[i] < -1); }, 0);
+
+  // &= |= ^= <<= >>= on integer arrays (NumPy's bitwise ufuncs; shifts past
+  // the width give 0, or -1 for a negative value shifted right).
+  {
+    auto bits = kiln::random::default_rng(5).integers<std::int32_t>(-1000, 1000, {m, n});
+    auto counts = kiln::random::default_rng(6).integers<std::int32_t>(0, 40, {m, n});
+    const std::vector<std::int32_t> hb = bits.to_vector(), hc = counts.to_vector();
+    auto w = bits.copy();
+    w &= 0x5a5;
+    expect("int &= scalar", w, count, [&](std::size_t i) { return double(hb[i] & 0x5a5); }, 0);
+    w = bits.copy();
+    w |= counts;
+    expect("int |= array", w, count, [&](std::size_t i) { return double(hb[i] | hc[i]); }, 0);
+    w = bits.copy();
+    w ^= counts * 3;
+    expect("int ^= expression", w, count, [&](std::size_t i) { return double(hb[i] ^ (hc[i] * 3)); }, 0);
+    w = bits.copy();
+    w <<= counts;
+    expect("int <<= counts", w, count, [&](std::size_t i) {
+      return double(hc[i] < 32 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(hb[i]) << hc[i]) : 0);
+    }, 0);
+    w = bits.copy();
+    w >>= counts;
+    expect("int >>= counts", w, count, [&](std::size_t i) {
+      return double(hc[i] < 32 ? hb[i] >> hc[i] : (hb[i] < 0 ? -1 : 0));
+    }, 0);
+  }
 
   // Templates and KILN_FUSE functions.
   z = x.copy();

@@ -14,7 +14,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <random>
+#include <span>
 #include <vector>
 
 namespace {
@@ -413,6 +415,72 @@ TEST(Ufuncs, MoreUfuncs) {
   for (std::size_t i = 0; i < x.size(); ++i)
     if (std::isfinite(x[i]) && std::isfinite(y[i]) && y[i] != 0)
       EXPECT_EQ(q[i], std::floor(static_cast<ld>(x[i]) / y[i])) << x[i] << " // " << y[i];
+
+  // round with decimals and angle in degrees: NumPy 2.4's answers.
+  EXPECT_EQ(kiln::round(make<std::int32_t>({1234, -1250, 1350, 15, -15}), -1)
+                .to_vector(),
+            (std::vector<std::int32_t>{1230, -1250, 1350, 20, -20}));
+  EXPECT_EQ(kiln::round(make<std::int32_t>({1234, -1250, 1350}), -2).to_vector(),
+            (std::vector<std::int32_t>{1200, -1200, 1400}));
+  EXPECT_EQ(kiln::round(make<std::int8_t>({7, 100, -100, 127, 50}), -2)
+                .to_vector(),
+            (std::vector<std::int8_t>{0, 100, -100, 100, 0}));
+  EXPECT_EQ(kiln::round(make<std::int8_t>({7, 100, -100}), -3).to_vector(),
+            (std::vector<std::int8_t>{0, 0, 0}));
+  EXPECT_EQ(kiln::round(make<std::uint8_t>({250, 150}), -2).to_vector(),
+            (std::vector<std::uint8_t>{200, 200}));
+  EXPECT_EQ(kiln::round(make<std::int64_t>({std::int64_t{1} << 62, 5}), -19)
+                .to_vector(),
+            (std::vector<std::int64_t>{0, 0}));
+  EXPECT_EQ(kiln::round(make<std::int32_t>({1234}), 2).to_vector(),
+            (std::vector<std::int32_t>{1234}));
+  EXPECT_EQ(kiln::round(make<double>({2.675, 1.005, -0.125, 123.456}), 2)
+                .to_vector(),
+            (std::vector<double>{2.68, 1.0, -0.12, 123.46}));
+  EXPECT_EQ(kiln::round(make<double>({1234.5, 1250.0, 1350.0}), -2).to_vector(),
+            (std::vector<double>{1200, 1200, 1400}));
+  EXPECT_EQ(kiln::round(make<float>({2.675f, 1.005f}), 2).to_vector(),
+            (std::vector<float>{2.68f, 1.0f}));
+  const auto big = kiln::round(make<double>({1e300, 123.456}), 400).to_vector();
+  EXPECT_TRUE(std::isnan(big[0]) && std::isnan(big[1])); // x * inf / inf
+  const std::complex<double> zc(1.25, 2.55);
+  EXPECT_EQ(kiln::round(kiln::asarray<std::complex<double>>(
+                            std::span<const std::complex<double>>(&zc, 1),
+                            kiln::device::host()),
+                        1)
+                .to_vector()[0],
+            std::complex<double>(1.2, 2.6));
+  const std::complex<double> za[] = {{1, 1}, {-1, 0}, {0, 0}};
+  EXPECT_EQ(kiln::angle(kiln::asarray<std::complex<double>>(
+                            std::span<const std::complex<double>>(za, 3),
+                            kiln::device::host()),
+                        true)
+                .to_vector(),
+            (std::vector<double>{45, 180, 0}));
+  static_assert(std::is_same_v<decltype(kiln::angle(kiln::array<std::int32_t>())),
+                               kiln::array<double>>);
+  EXPECT_EQ(kiln::angle(make<std::int32_t>({1, -2})).to_vector(),
+            (std::vector<double>{0, std::numbers::pi}));
+
+  // Compound bitwise assignments on integer arrays.
+  auto bits = make<std::int32_t>({12, -1, 5, -8});
+  bits &= 10;
+  EXPECT_EQ(bits.to_vector(), (std::vector<std::int32_t>{8, 10, 0, 8}));
+  bits |= make<std::int32_t>({1, 1, 2, 3});
+  EXPECT_EQ(bits.to_vector(), (std::vector<std::int32_t>{9, 11, 2, 11}));
+  bits ^= 3;
+  EXPECT_EQ(bits.to_vector(), (std::vector<std::int32_t>{10, 8, 1, 8}));
+  bits <<= make<std::int32_t>({1, 2, 31, 40});
+  EXPECT_EQ(bits.to_vector(),
+            (std::vector<std::int32_t>{
+                20, 32, std::numeric_limits<std::int32_t>::min(), 0}));
+  bits = make<std::int32_t>({20, 32, -2048, 7});
+  bits >>= 2;
+  EXPECT_EQ(bits.to_vector(), (std::vector<std::int32_t>{5, 8, -512, 1}));
+  auto flags = make<bool>({true, false});
+  expect_message<kiln::value_error>(
+      [&] { flags <<= 1; },
+      "Cannot cast ufunc 'left_shift' output from dtype('int64') to dtype('bool') with casting rule 'same_kind'");
 
   // NumPy's names of the operators are the operators.
   const auto a = make<std::int32_t>({5, -3, 8}), b = make<std::int32_t>({2, 4, -3});
