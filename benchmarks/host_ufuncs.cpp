@@ -1,7 +1,8 @@
-// Issue 27's new ufuncs on the host backend, one at a time on 2^22 float32
-// (built with kilnc; KILN_DEVICE=host), beside host_ufuncs_numpy.py on the
-// same machine: median milliseconds of 9 runs after 2, each result checked
-// against a double reference on a sample first. One JSON line each.
+// Issue 27's new ufuncs (two batches) on the host backend, one at a time on
+// 2^22 float32 (built with kilnc; KILN_DEVICE=host), beside
+// host_ufuncs_numpy.py on the same machine: median milliseconds of 9 runs after
+// 2, each result checked against a double reference on a sample first. One JSON
+// line each.
 #include "bench.hpp"
 
 #include <cmath>
@@ -61,5 +62,46 @@ int main() {
   run("hypot(u, w)", [&] { return f32(kiln::hypot(u, w)); }, [](double a, double b) { return std::hypot(a, b); });
   run("logaddexp(u, w)", [&] { return f32(kiln::logaddexp(u, w)); }, [](double a, double b) { return std::max(a, b) + std::log1p(std::exp(-std::abs(a - b))); });
   run("fmax(u, w)", [&] { return f32(kiln::fmax(u, w)); }, [](double a, double b) { return std::fmax(a, b); });
+  // The second batch: references in float, as the kernels compute.
+  run(
+      "fmod(w, u)", [&] { return f32(kiln::fmod(w, u)); },
+      [](double a, double b) { return std::fmod(float(b), float(a)); });
+  run(
+      "floor_divide(w, u)", [&] { return f32(kiln::floor_divide(w, u)); },
+      [](double a, double b) {
+        const float x = float(b), y = float(a), mod = std::fmod(x, y);
+        float div = (x - mod) / y;
+        if (mod != 0 && ((y < 0) != (mod < 0)))
+          div -= 1;
+        const float fl = std::floor(div);
+        return double(div - fl > 0.5f ? fl + 1 : fl);
+      });
+  run(
+      "heaviside(u, 0.5)", [&] { return f32(kiln::heaviside(u, 0.5f)); },
+      [](double a, double) { return a < 0    ? 0.0
+                                    : a == 0 ? 0.5
+                                             : 1.0; });
+  run(
+      "nextafter(u, w)", [&] { return f32(kiln::nextafter(u, w)); },
+      [](double a, double b) { return std::nextafter(float(a), float(b)); });
+  run(
+      "spacing(w)", [&] { return f32(kiln::spacing(w)); },
+      [](double, double b) {
+        return std::nextafter(float(b), INFINITY) - float(b);
+      });
+  run(
+      "sinc(u)", [&] { return f32(kiln::sinc(u)); },
+      [](double a, double) {
+        const double y = 3.141592653589793 * (a == 0 ? 1e-20 : a);
+        return std::sin(y) / y;
+      });
+  run(
+      "reciprocal(w)", [&] { return f32(kiln::reciprocal(w)); },
+      [](double, double b) { return 1 / b; });
+  run(
+      "round(w, 2)", [&] { return f32(kiln::round(w, 2)); },
+      [](double, double b) {
+        return std::nearbyint(float(b) * 100.0f) / 100.0f;
+      });
   return failures ? 1 : 0;
 }

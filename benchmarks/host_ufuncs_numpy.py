@@ -19,5 +19,9 @@ for name, f in (("arcsin", lambda: np.arcsin(u)), ("arctan", lambda: np.arctan(w
                 ("cbrt", lambda: np.cbrt(w)), ("rint", lambda: np.rint(w)), ("square", lambda: np.square(w)),
                 ("deg2rad", lambda: np.deg2rad(w)), ("arctan2(u, w)", lambda: np.arctan2(u, w)),
                 ("hypot(u, w)", lambda: np.hypot(u, w)), ("logaddexp(u, w)", lambda: np.logaddexp(u, w)),
-                ("fmax(u, w)", lambda: np.fmax(u, w))):
+                ("fmax(u, w)", lambda: np.fmax(u, w)), ("fmod(w, u)", lambda: np.fmod(w, u)),
+                ("floor_divide(w, u)", lambda: np.floor_divide(w, u)), ("heaviside(u, 0.5)", lambda: np.heaviside(u, 0.5)),
+                ("nextafter(u, w)", lambda: np.nextafter(u, w)), ("spacing(w)", lambda: np.spacing(w)),
+                ("sinc(u)", lambda: np.sinc(u)), ("reciprocal(w)", lambda: np.reciprocal(w)),
+                ("round(w, 2)", lambda: np.round(w, 2))):
     timed(name, f)
