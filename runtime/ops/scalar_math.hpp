@@ -99,6 +99,30 @@ template <class T> T negative(T a) {
     return -a;
 }
 
+/// NumPy's npy_divmod of floats: Python's floor quotient and remainder (the
+/// sign of b); for b == 0, a / b and fmod's NaN.
+template <class T> struct float_quotient { T div, mod; };
+template <class T> float_quotient<T> float_divmod(T a, T b) {
+  T mod = std::fmod(a, b);
+  if (b == T(0))
+    return {a / b, mod};
+  T div = (a - mod) / b;
+  if (mod != T(0)) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= T(1);
+    }
+  } else {
+    mod = std::copysign(T(0), b);
+  }
+  if (div == T(0))
+    return {std::copysign(T(0), a / b), mod};
+  T fl = std::floor(div);
+  if (div - fl > T(0.5))
+    fl += T(1);
+  return {fl, mod};
+}
+
 /// Python's remainder: sign of the divisor; x % 0 is 0 for integers and NaN
 /// for floats (as NumPy's npy_divmod).
 template <class T> T remainder(T a, T b) {
@@ -116,16 +140,7 @@ template <class T> T remainder(T a, T b) {
       return static_cast<T>(a % b);
     }
   } else {
-    T mod = std::fmod(a, b);
-    if (b == T(0))
-      return mod;
-    if (mod != T(0)) {
-      if ((b < 0) != (mod < 0))
-        mod += b;
-    } else {
-      mod = std::copysign(T(0), b);
-    }
-    return mod;
+    return float_divmod(a, b).mod;
   }
 }
 
@@ -429,18 +444,7 @@ template <class T> T floor_divide(T a, T b) {
       return static_cast<T>(a / b);
     }
   } else {
-    if (b == T(0))
-      return a / b;
-    T mod = std::fmod(a, b);
-    T div = (a - mod) / b;
-    if (mod != T(0) && ((b < 0) != (mod < 0)))
-      div -= T(1);
-    if (div == T(0))
-      return std::copysign(T(0), a / b);
-    T fl = std::floor(div);
-    if (div - fl > T(0.5))
-      fl += T(1);
-    return fl;
+    return float_divmod(a, b).div;
   }
 }
 
