@@ -2,13 +2,16 @@
 // same array (and gpu_ufuncs_cupy.py: CuPy's ufunc calls and cupy.fuse, same
 // run): 2^28 float32 through light new ufuncs (copysign, fmax, square,
 // deg2rad: memory-bound), through transcendental ones (arcsinh, cosh,
-// logaddexp, hypot), and 2^28 int32 through the bitwise operators; each
+// logaddexp, hypot), through the third batch (ldexp, nan_to_num, clip with a
+// None bound, maximum), and 2^28 int32 through the bitwise operators and
+// gcd/lcm (Euclid's loop: not memory-bound); each
 // result checked on a sample against a double reference first. One JSON line
 // each: bandwidth (one read, one write) over the copy's.
 #include "bench.hpp"
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace {
 
@@ -22,6 +25,16 @@ KILN_FUSE kiln::array<float> heavy(const kiln::array<float> &x) {
 
 KILN_FUSE kiln::array<std::int32_t> bits(const kiln::array<std::int32_t> &a) {
   return ((a & 0xff) ^ (a >> 3)) | (a << 2);
+}
+
+KILN_FUSE kiln::array<float> third(const kiln::array<float> &x) {
+  return kiln::nan_to_num(kiln::ldexp(x, 3) / x) +
+         kiln::clip(x, std::nullopt, 1.0f) - kiln::maximum(x, 0.5f);
+}
+
+KILN_FUSE kiln::array<std::int32_t>
+divisors(const kiln::array<std::int32_t> &a) {
+  return kiln::gcd(a, 360) + kiln::lcm(a & 0xff, 12);
 }
 
 int failures = 0;
@@ -81,5 +94,37 @@ int main() {
       }
   }
   row("bitwise chain i32 (& ^ >> | <<)", bench::median_ms([&] { z = bits(a); }));
+  y = third(x);
+  check("third", x, y, [](double v) {
+    return (v == 0 ? 0.0 : 8.0) + std::min(v, 1.0) - std::max(v, 0.5);
+  });
+  row("third batch f32 (ldexp / nan_to_num clip(None) maximum)",
+      bench::median_ms([&] { y = third(x); }));
+  z = divisors(a);
+  {
+    const auto ha = a.slice({kiln::range(0, 4096)}).to_vector(),
+               hz = z.slice({kiln::range(0, 4096)}).to_vector();
+    const auto gcd = [](std::int64_t p, std::int64_t q) {
+      p = std::abs(p), q = std::abs(q);
+      while (p) {
+        const std::int64_t r = q % p;
+        q = p;
+        p = r;
+      }
+      return q;
+    };
+    for (std::size_t i = 0; i < ha.size(); ++i) {
+      const std::int64_t low = ha[i] & 0xff, g = gcd(low, 12);
+      if (hz[i] != gcd(ha[i], 360) + (g ? low / g * 12 : 0)) {
+        std::printf("{\"suite\": \"gpu_ufuncs\", \"name\": \"divisors\", "
+                    "\"check_failed\": %zu}\n",
+                    i);
+        ++failures;
+        break;
+      }
+    }
+  }
+  row("gcd lcm i32 (Euclid's loop)",
+      bench::median_ms([&] { z = divisors(a); }));
   return failures ? 1 : 0;
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <vector>
 
 using f32 = kiln::array<float>;
@@ -102,6 +103,31 @@ int main() {
       "round(w, 2)", [&] { return f32(kiln::round(w, 2)); },
       [](double, double b) {
         return std::nearbyint(float(b) * 100.0f) / 100.0f;
+      });
+  // The third batch: ldexp, nan_to_num, clip with a None bound, gcd.
+  const kiln::array<std::int32_t> iw = (w * 1000.0f).astype<std::int32_t>(),
+                                  iu = (u * 1000.0f).astype<std::int32_t>();
+  run(
+      "ldexp(w, 3)", [&] { return f32(kiln::ldexp(w, 3)); },
+      [](double, double b) { return std::ldexp(float(b), 3); });
+  run(
+      "nan_to_num(u)", [&] { return f32(kiln::nan_to_num(u)); },
+      [](double a, double) { return a; });
+  run(
+      "clip(w, None, 5)",
+      [&] { return f32(kiln::clip(w, std::nullopt, 5.0f)); },
+      [](double, double b) { return std::min(float(b), 5.0f); });
+  run(
+      "gcd(iw, iu)", [&] { return f32(kiln::gcd(iw, iu).astype<float>()); },
+      [](double a, double b) {
+        std::int64_t p = std::abs(std::int64_t(float(a) * 1000.0f)),
+                     q = std::abs(std::int64_t(float(b) * 1000.0f));
+        while (p) {
+          const std::int64_t r = q % p;
+          q = p;
+          p = r;
+        }
+        return double(q);
       });
   return failures ? 1 : 0;
 }

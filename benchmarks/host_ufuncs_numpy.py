@@ -8,6 +8,7 @@ rng = np.random.default_rng(3)
 n = 1 << 22
 u = (rng.random(n, dtype=np.float32) * 1.8 - 0.9).astype(np.float32)
 w = (rng.random(n, dtype=np.float32) * 20 + 1).astype(np.float32)
+iw, iu = (w * np.float32(1000)).astype(np.int32), (u * np.float32(1000)).astype(np.int32)
 
 
 def timed(name, f):
@@ -23,5 +24,7 @@ for name, f in (("arcsin", lambda: np.arcsin(u)), ("arctan", lambda: np.arctan(w
                 ("floor_divide(w, u)", lambda: np.floor_divide(w, u)), ("heaviside(u, 0.5)", lambda: np.heaviside(u, 0.5)),
                 ("nextafter(u, w)", lambda: np.nextafter(u, w)), ("spacing(w)", lambda: np.spacing(w)),
                 ("sinc(u)", lambda: np.sinc(u)), ("reciprocal(w)", lambda: np.reciprocal(w)),
-                ("round(w, 2)", lambda: np.round(w, 2))):
+                ("round(w, 2)", lambda: np.round(w, 2)), ("ldexp(w, 3)", lambda: np.ldexp(w, 3)),
+                ("nan_to_num(u)", lambda: np.nan_to_num(u)), ("clip(w, None, 5)", lambda: np.clip(w, None, 5)),
+                ("gcd(iw, iu)", lambda: np.gcd(iw, iu))):
     timed(name, f)

@@ -11,6 +11,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace clang;
 
@@ -46,7 +47,8 @@ const char *opName(OpKind k) {
   CASE(BitwiseCount, "bitwise_count") CASE(FloorDivide, "floor_divide")
   CASE(FMod, "fmod") CASE(FloatPower, "float_power")
   CASE(Heaviside, "heaviside") CASE(NextAfter, "nextafter")
-  CASE(Angle, "angle") CASE(RoundDecimals, "round")
+  CASE(Angle, "angle") CASE(RoundDecimals, "round") CASE(Gcd, "gcd")
+  CASE(Lcm, "lcm") CASE(Ldexp, "ldexp") CASE(NanToNum, "nan_to_num")
   CASE(IsClose, "isclose") CASE(Cast, "astype") CASE(Lambda, "elementwise")
 #undef CASE
     // clang-format on
@@ -206,7 +208,17 @@ static std::optional<OpKind> functionKind(llvm::StringRef name) {
       .Case("heaviside", OpKind::Heaviside)
       .Case("nextafter", OpKind::NextAfter)
       .Case("angle", OpKind::Angle)
+      .Case("gcd", OpKind::Gcd)
+      .Case("lcm", OpKind::Lcm)
+      .Case("ldexp", OpKind::Ldexp)
+      .Case("nan_to_num", OpKind::NanToNum)
       .Default(std::nullopt);
+}
+
+/// std::nullopt, NumPy's None for clip's bounds.
+static bool isNullopt(const Expr *e) {
+  const auto *rd = stripImplicit(e)->getType()->getAsCXXRecordDecl();
+  return rd && rd->getName() == "nullopt_t" && rd->isInStdNamespace();
 }
 
 std::optional<OpKind> classifyCall(const Expr *e, llvm::SmallVectorImpl<const Expr *> &args) {
@@ -389,12 +401,24 @@ Node *TreeBuilder::visit(const Expr *e, ExprTree &t, unsigned depth) {
     node->op = *k;
     node->type = *arrayElementType(e->getType());
     node->expr = e;
+    if (*k == OpKind::Clip && args.size() == 3 &&
+        (isNullopt(args[1]) || isNullopt(args[2]))) {
+      // clip(x, lo, std::nullopt) is NumPy's clip(x, lo, None): maximum(x, lo)
+      // (and minimum(x, hi)), whose ties differ from clip's.
+      node->op = isNullopt(args[2]) ? OpKind::Maximum : OpKind::Minimum;
+      args.erase(args.begin() + (isNullopt(args[2]) ? 2 : 1));
+    }
     for (const Expr *a : args) {
       Node *child = visit(a, t, depth + 1);
       if (!child)
         return nullptr;
       node->operands.push_back(child);
     }
+    if (*k == OpKind::NanToNum) // the header's defaults: 0, max, lowest
+      for (unsigned i = node->operands.size(); i < 4; ++i)
+        node->operands.push_back(
+            i == 1 ? floatConstant(t, e, 0.0)
+                   : largestFinite(t, e, node->type, /*upper=*/i == 2));
     t.nodes.push_back(std::move(node));
     return t.nodes.back().get();
   }
@@ -675,6 +699,28 @@ Node *TreeBuilder::constantNode(ExprTree &t, const Expr *e, ElementType type, lo
   node->constant = static_cast<double>(value);
   t.nodes.push_back(std::move(node));
   return t.nodes.back().get();
+}
+
+Node *TreeBuilder::floatConstant(ExprTree &t, const Expr *e, double value) {
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::Constant;
+  node->type = ElementType::Float64;
+  node->expr = e;
+  node->constant = value;
+  t.nodes.push_back(std::move(node));
+  return t.nodes.back().get();
+}
+
+Node *TreeBuilder::largestFinite(ExprTree &t, const Expr *e, ElementType type,
+                                 bool upper) {
+  if (kindOf(type) != TypeKind::Float && kindOf(type) != TypeKind::Complex)
+    return floatConstant(t, e, 0.0); // (nan_to_num leaves integers alone)
+  const double limit =
+      realPart(type) == ElementType::Float32
+          ? static_cast<double>(std::numeric_limits<float>::max())
+          : std::numeric_limits<double>::max();
+  return floatConstant(
+      t, e, upper ? limit : -limit); // float64, as the header's parameters
 }
 
 Node *TreeBuilder::makeReduce(const Expr *e, ExprTree &t, unsigned depth) {

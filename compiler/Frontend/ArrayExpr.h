@@ -123,8 +123,12 @@ enum class OpKind {
   NextAfter,
   Angle,         ///< angle(x, deg)
   RoundDecimals, ///< round(x, decimals)
-  IsClose,       ///< isclose(a, b, rtol, atol, equal_nan)
-  Cast,          ///< astype<U>()
+  Gcd,
+  Lcm,
+  Ldexp,    ///< ldexp(x, e): e an integer
+  NanToNum, ///< nan_to_num(x, nan, posinf, neginf), defaults filled in
+  IsClose,  ///< isclose(a, b, rtol, atol, equal_nan)
+  Cast,     ///< astype<U>()
   Lambda, ///< kiln::elementwise(f, args...): a call of the element function of
           ///< f
 };
@@ -328,6 +332,12 @@ private:
   Node *makeReduce(const clang::Expr *e, ExprTree &t, unsigned depth);
   Node *makeStencil(const clang::Expr *e, ExprTree &t, unsigned depth);
   Node *constantNode(ExprTree &t, const clang::Expr *e, ElementType type, long long value);
+  /// A float64 constant.
+  Node *floatConstant(ExprTree &t, const clang::Expr *e, double value);
+  /// The largest (or, !upper, the lowest) finite value of a float type (of
+  /// its parts for complex), as a float64 constant; 0 for the others.
+  Node *largestFinite(ExprTree &t, const clang::Expr *e, ElementType type,
+                      bool upper);
   void collectNestedRoots(const clang::Stmt *s);
 
   clang::ASTContext &ctx_;

@@ -89,10 +89,21 @@ Value ScalarBuilder::arithmetic(OpKind op, Value a, Value x, ElementType t) {
     case OpKind::Sub: return arith::SubFOp::create(b_, loc_, a, bv);
     case OpKind::Mul: return arith::MulFOp::create(b_, loc_, a, bv);
     case OpKind::Div: return arith::DivFOp::create(b_, loc_, a, bv);
-    case OpKind::Rem: return floatRemainder(a, bv, t);
+    case OpKind::Rem:
+      return floatDivmod(a, bv, t).remainder;
     case OpKind::Pow: return math::PowFOp::create(b_, loc_, a, bv);
-    case OpKind::Maximum: return arith::MaximumFOp::create(b_, loc_, a, bv);
-    case OpKind::Minimum: return arith::MinimumFOp::create(b_, loc_, a, bv);
+    case OpKind::Maximum:
+    case OpKind::Minimum: {
+      // NumPy's loops: (a > b || isnan(a)) ? a : b (and <), so that b wins
+      // a tie (maximum(0.0, -0.0) is -0.0) and a NaN in either propagates.
+      Value wins = arith::CmpFOp::create(b_, loc_,
+                                         op == OpKind::Maximum
+                                             ? arith::CmpFPredicate::OGT
+                                             : arith::CmpFPredicate::OLT,
+                                         a, bv);
+      wins = arith::OrIOp::create(b_, loc_, wins, isNan(a, t));
+      return arith::SelectOp::create(b_, loc_, wins, a, bv);
+    }
     default: break;
     }
     break;
@@ -188,41 +199,23 @@ Value ScalarBuilder::intPow(Value a, Value e, ElementType t) {
   return arith::SelectOp::create(b_, loc_, negative, negResult, result);
 }
 
-Value ScalarBuilder::floatRemainder(Value a, Value x, ElementType t) {
-  Value r = arith::RemFOp::create(b_, loc_, a, x);
-  Value z = zero(t);
-  Value rNonZero = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::ONE, r, z);
-  Value rNeg = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OLT, r, z);
-  Value bNeg = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OLT, x, z);
-  Value differ = arith::XOrIOp::create(b_, loc_, rNeg, bNeg);
-  Value fix = arith::AndIOp::create(b_, loc_, rNonZero, differ);
-  Value moved = arith::AddFOp::create(b_, loc_, r, x);
-  // A zero remainder takes the divisor's sign (-0.0 % 7 is 0.0), as NumPy.
-  Value rZero = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OEQ, r, z);
-  Value zeroed = arith::SelectOp::create(b_, loc_, rZero, math::CopySignOp::create(b_, loc_, z, x), r);
-  return arith::SelectOp::create(b_, loc_, fix, moved, zeroed);
-}
-
 Value ScalarBuilder::intRemainder(Value a, Value x, ElementType t) {
-  Value z = zero(t), o = one(t);
-  Value bZero = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, x, z);
-  if (isUnsigned(t)) {
-    Value safe = arith::SelectOp::create(b_, loc_, bZero, o, x);
-    Value r = arith::RemUIOp::create(b_, loc_, a, safe);
-    return arith::SelectOp::create(b_, loc_, bZero, z, r);
-  }
-  // b == -1 also avoids INT_MIN % -1, which traps on x86; the answer is 0.
-  Value minusOne = constant(t, -1.0, -1);
-  Value bMinusOne = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, x, minusOne);
-  Value special = arith::OrIOp::create(b_, loc_, bZero, bMinusOne);
-  Value safe = arith::SelectOp::create(b_, loc_, special, o, x);
-  Value r = arith::RemSIOp::create(b_, loc_, a, safe);
+  Value z = zero(t);
+  SafeDivisor d = safeDivisor(x, t);
+  if (isUnsigned(t))
+    return arith::SelectOp::create(
+        b_, loc_, d.special, z, arith::RemUIOp::create(b_, loc_, a, d.divisor));
+  // Python's sign: a non-zero remainder moves to the divisor's sign.
+  Value r = arith::RemSIOp::create(b_, loc_, a, d.divisor);
   Value rNonZero = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, r, z);
   Value rNeg = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, r, z);
-  Value bNeg = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, safe, z);
+  Value bNeg =
+      arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, d.divisor, z);
   Value fix = arith::AndIOp::create(b_, loc_, rNonZero, arith::XOrIOp::create(b_, loc_, rNeg, bNeg));
-  Value moved = arith::SelectOp::create(b_, loc_, fix, arith::AddIOp::create(b_, loc_, r, safe), r);
-  return arith::SelectOp::create(b_, loc_, special, z, moved);
+  Value moved = arith::SelectOp::create(
+      b_, loc_, fix, arith::AddIOp::create(b_, loc_, r, d.divisor), r);
+  return arith::SelectOp::create(b_, loc_, d.special, z,
+                                 moved); // x % -1 is 0 too
 }
 
 Value ScalarBuilder::compare(OpKind op, Value a, Value x, ElementType t) {
@@ -538,9 +531,10 @@ Value ScalarBuilder::binaryFunction(OpKind op, Value a, Value x,
     }
     case OpKind::FMax:
     case OpKind::FMin: {
-      // NumPy: (a >= b || isnan(b)) ? a : b, and (a <= b || isnan(b)) ? a : b.
-      Value keep = cmpf(op == OpKind::FMax ? arith::CmpFPredicate::OGE
-                                           : arith::CmpFPredicate::OLE,
+      // NumPy: (a > b || isnan(b)) ? a : b, and (a < b || isnan(b)) ? a : b
+      // (b on ties, as maximum).
+      Value keep = cmpf(op == OpKind::FMax ? arith::CmpFPredicate::OGT
+                                           : arith::CmpFPredicate::OLT,
                         a, x);
       return select(arith::OrIOp::create(b_, loc_, keep, isNan(x, t)), a, x);
     }
@@ -709,8 +703,8 @@ Value emitElementwise(ScalarBuilder &sb, const Node &n, ArrayRef<Value> vals, co
   case OpKind::Clip: {
     auto v = castAll(n.type);
     if (kindOf(n.type) == TypeKind::Complex) return fail("clip of complex arrays is not supported");
-    Value lo = sb.arithmetic(OpKind::Maximum, v[0], v[1], n.type);
-    return sb.arithmetic(OpKind::Minimum, lo, v[2], n.type);
+    return sb.clip(v[0], v[1], v[2], n.type,
+                   !n.operands[1]->isArray() && !n.operands[2]->isArray());
   }
   case OpKind::IsClose: {
   // np.isclose: (|a - b| <= atol + rtol * |b| & isfinite(b)) | (a == b),
@@ -790,6 +784,26 @@ case OpKind::RightShift: {
     return fail(std::string("'") + opName(n.op) + "' is not supported on " +
                 runtimeDTypeName(n.type) + " arrays");
   return r;
+}
+case OpKind::Gcd:
+case OpKind::Lcm: {
+  auto v = castAll(n.type);
+  if (kindOf(n.type) != TypeKind::Int)
+    return fail(std::string("'") + opName(n.op) + "' is not supported on " +
+                runtimeDTypeName(n.type) + " arrays");
+  return sb.gcdOrLcm(n.op == OpKind::Lcm, v[0], v[1], n.type);
+}
+case OpKind::Ldexp: {
+  if (kindOf(n.type) != TypeKind::Float ||
+      !(kindOf(typeOf(1)) == TypeKind::Int ||
+        kindOf(typeOf(1)) == TypeKind::Bool))
+    return fail("'ldexp' takes a real array and an integer exponent");
+  return sb.ldexp(sb.cast(vals[0], typeOf(0), n.type),
+                  sb.cast(vals[1], typeOf(1), ElementType::Int64), n.type);
+}
+case OpKind::NanToNum: {
+  auto v = castAll(n.type);
+  return sb.nanToNum(v[0], v[1], v[2], v[3], n.type);
 }
 case OpKind::Reciprocal:
 case OpKind::Sinc:

@@ -45,10 +45,38 @@ public:
   /// math.ipowi's answer (1 for a == 1, +-1 for a == -1, else 0); the eager
   /// runtime raises NumPy's error instead.
   mlir::Value intPow(mlir::Value a, mlir::Value e, ElementType t);
-  /// Python's a % b for floats: fmod, then moved to the sign of b.
-  mlir::Value floatRemainder(mlir::Value a, mlir::Value x, ElementType t);
+  /// NumPy's npy_divmod of floats: the floor quotient a // b and Python's
+  /// remainder a % b (fmod moved to the sign of b), each with NumPy's
+  /// signed zeros and a / b, fmod's NaN for b == 0. Unused halves fold away.
+  struct FloatDivmod {
+    mlir::Value quotient, remainder;
+  };
+  FloatDivmod floatDivmod(mlir::Value a, mlir::Value x, ElementType t);
+  /// An integer divisor made safe: 1 where it is 0 (and -1 for signed
+  /// types, where INT_MIN / -1 traps); `isZero`, `isMinusOne` (false for
+  /// unsigned) and `special` (either) say where.
+  struct SafeDivisor {
+    mlir::Value divisor, isZero, isMinusOne, special;
+  };
+  SafeDivisor safeDivisor(mlir::Value x, ElementType t);
   /// Python's a % b for integers; b == 0 gives 0 (NumPy), never a trap.
   mlir::Value intRemainder(mlir::Value a, mlir::Value x, ElementType t);
+  /// np.clip(x, lo, hi) in type `t` (reals): lo where x < lo, then hi where
+  /// that is > hi, NaN from any operand. Ties (the sign of a zero) as
+  /// NumPy's two loops: x with two scalar bounds, else the bound.
+  mlir::Value clip(mlir::Value x, mlir::Value lo, mlir::Value hi, ElementType t,
+                   bool scalarBounds);
+  /// np.gcd (or np.lcm) of integers: Euclid's loop (scf.while) on the
+  /// magnitudes as unsigned integers, as NumPy; lcm = |a| / gcd * |b|,
+  /// wrapping, 0 when both are 0.
+  mlir::Value gcdOrLcm(bool lcm, mlir::Value a, mlir::Value x, ElementType t);
+  /// np.ldexp: x * 2^e (e an i64), rounded once: musl's scalbn, exact
+  /// powers of two applied in up to three steps.
+  mlir::Value ldexp(mlir::Value x, mlir::Value e, ElementType t);
+  /// np.nan_to_num: NaN, +inf, -inf replaced (complex: in each part, by the
+  /// real parts of the replacements); integers unchanged.
+  mlir::Value nanToNum(mlir::Value x, mlir::Value nan, mlir::Value posinf,
+                       mlir::Value neginf, ElementType t);
   mlir::Value compare(OpKind op, mlir::Value a, mlir::Value x, ElementType t);
   /// A binary function in type `t` (operands cast to `t`): arctan2, hypot,
   /// copysign, logaddexp(2), fmax, fmin, the bitwise operations and shifts;

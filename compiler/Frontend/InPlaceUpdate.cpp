@@ -9,34 +9,46 @@ using namespace clang;
 
 namespace kiln::frontend {
 
+/// The ufunc of a compound assignment operator (`+=` is add), as an OpKind
+/// and NumPy's name.
+static std::optional<std::pair<OpKind, const char *>>
+compoundOperator(OverloadedOperatorKind k) {
+  switch (k) {
+  case OO_PlusEqual:
+    return std::pair{OpKind::Add, "add"};
+  case OO_MinusEqual:
+    return std::pair{OpKind::Sub, "subtract"};
+  case OO_StarEqual:
+    return std::pair{OpKind::Mul, "multiply"};
+  case OO_SlashEqual:
+    return std::pair{OpKind::Div, "divide"};
+  case OO_PercentEqual:
+    return std::pair{OpKind::Rem, "remainder"};
+  case OO_AmpEqual:
+    return std::pair{OpKind::BitAnd, "bitwise_and"};
+  case OO_PipeEqual:
+    return std::pair{OpKind::BitOr, "bitwise_or"};
+  case OO_CaretEqual:
+    return std::pair{OpKind::BitXor, "bitwise_xor"};
+  case OO_LessLessEqual:
+    return std::pair{OpKind::LeftShift, "left_shift"};
+  case OO_GreaterGreaterEqual:
+    return std::pair{OpKind::RightShift, "right_shift"};
+  default:
+    return std::nullopt;
+  }
+}
+
 std::optional<CompoundAssignCall> classifyCompoundAssign(const Expr *e) {
   const auto *oc = dyn_cast_or_null<CXXOperatorCallExpr>(stripImplicit(e));
   if (!oc || oc->getNumArgs() != 2)
     return std::nullopt;
   CompoundAssignCall c;
-  switch (oc->getOperator()) {
-  case OO_PlusEqual: c.op = OpKind::Add, c.ufunc = "add"; break;
-  case OO_MinusEqual: c.op = OpKind::Sub, c.ufunc = "subtract"; break;
-  case OO_StarEqual: c.op = OpKind::Mul, c.ufunc = "multiply"; break;
-  case OO_SlashEqual: c.op = OpKind::Div, c.ufunc = "divide"; break;
-  case OO_PercentEqual: c.op = OpKind::Rem, c.ufunc = "remainder"; break;
-  case OO_AmpEqual:
-    c.op = OpKind::BitAnd, c.ufunc = "bitwise_and";
-    break;
-  case OO_PipeEqual:
-    c.op = OpKind::BitOr, c.ufunc = "bitwise_or";
-    break;
-  case OO_CaretEqual:
-    c.op = OpKind::BitXor, c.ufunc = "bitwise_xor";
-    break;
-  case OO_LessLessEqual:
-    c.op = OpKind::LeftShift, c.ufunc = "left_shift";
-    break;
-  case OO_GreaterGreaterEqual:
-    c.op = OpKind::RightShift, c.ufunc = "right_shift";
-    break;
-  default: return std::nullopt;
-  }
+  std::optional<std::pair<OpKind, const char *>> op =
+      compoundOperator(oc->getOperator());
+  if (!op)
+    return std::nullopt;
+  std::tie(c.op, c.ufunc) = *op;
   const FunctionDecl *fd = oc->getDirectCallee();
   if (!fd || isa<CXXMethodDecl>(fd) || !arrayElementType(oc->getArg(0)->getType()))
     return std::nullopt;
@@ -111,13 +123,13 @@ std::optional<MaskedAssignCall> classifyMaskedAssign(const Expr *e) {
   if (!oc || oc->getNumArgs() != 2)
     return std::nullopt;
   MaskedAssignCall c;
-  switch (oc->getOperator()) {
-  case OO_Equal: break;
-  case OO_PlusEqual: c.op = OpKind::Add, c.ufunc = "add"; break;
-  case OO_MinusEqual: c.op = OpKind::Sub, c.ufunc = "subtract"; break;
-  case OO_StarEqual: c.op = OpKind::Mul, c.ufunc = "multiply"; break;
-  case OO_SlashEqual: c.op = OpKind::Div, c.ufunc = "divide"; break;
-  default: return std::nullopt;
+  // x[m] = v, and the arithmetic compound assignments (mask.hpp's).
+  const OverloadedOperatorKind k = oc->getOperator();
+  if (k != OO_Equal) {
+    if (k != OO_PlusEqual && k != OO_MinusEqual && k != OO_StarEqual &&
+        k != OO_SlashEqual)
+      return std::nullopt;
+    std::tie(c.op, c.ufunc) = *compoundOperator(k);
   }
   auto sub = classifyIndexSubscript(oc->getArg(0));
   if (!sub || !sub->isMask)

@@ -87,7 +87,12 @@ public:
       return literal(n);
     auto arg = [&](unsigned i) { return text(*n.operands[i]); };
     if (n.kind == Node::Kind::Reduce) {
-      std::string x = arg(0), ax = "__kiln_ax", kd = "__kiln_kd";
+      // The group's axes; keepdims the node's own where it is a constant
+      // (a group's reductions may differ in it: difftest seed 7021 #184).
+      std::string x = arg(0), ax = "__kiln_ax",
+                  kd = n.keepdims.kind == KeepdimsSpec::Kind::Constant
+                           ? (n.keepdims.value ? "true" : "false")
+                           : "__kiln_kd";
       switch (n.reduce) {
       case ReduceKind::Var:
       case ReduceKind::Std:

@@ -288,10 +288,7 @@ private:
     Value tilesX = divU(add(w_, constant(kTileCols - 1)), kTileCols);
     Value tiles =
         mul(tilesX, divU(add(h_, constant(kTileRows - 1)), kTileRows));
-    std::vector<std::vector<Value>> taps(k, std::vector<Value>(k));
-    for (unsigned p = 0; p < k; ++p)
-      for (unsigned q = 0; q < k; ++q)
-        taps[p][q] = tap(p, q, k, k);
+    std::vector<std::vector<Value>> taps = allTaps(k, k);
     std::vector<Value> stage;
     for (unsigned off : layout.stage)
       stage.push_back(shared(off));
@@ -752,6 +749,15 @@ private:
     return v;
   }
 
+  /// Every tap of a kh x kw filter, [p][q] as tap() gives it.
+  std::vector<std::vector<Value>> allTaps(unsigned kh, unsigned kw) {
+    std::vector<std::vector<Value>> taps(kh, std::vector<Value>(kw));
+    for (unsigned p = 0; p < kh; ++p)
+      for (unsigned q = 0; q < kw; ++q)
+        taps[p][q] = tap(p, q, kh, kw);
+    return taps;
+  }
+
   /// The output at (row, j) from the convolution's value `acc`, stored.
   void finish(Value row, Value j, Value acc) {
     Cache cache;
@@ -773,10 +779,7 @@ private:
   bool fixedKernel(Value j, Value first, Value step, unsigned kh, unsigned kw,
                    unsigned rows) {
     Value oy = constant(origin(kh)), ox = constant(origin(kw));
-    std::vector<std::vector<Value>> taps(kh, std::vector<Value>(kw));
-    for (unsigned p = 0; p < kh; ++p)
-      for (unsigned q = 0; q < kw; ++q)
-        taps[p][q] = tap(p, q, kh, kw);
+    std::vector<std::vector<Value>> taps = allTaps(kh, kw);
     // The fast path: every column of the window inside and every input's
     // rows contiguous, so that each load is an immediate offset from its
     // row's base (most threads; the others map each column).

@@ -6,7 +6,8 @@
 // floor of floats; Python's floor division of integers), fmod (C's), sinc
 // (np.sinc's pi * x, 1 at 0), spacing and nextafter (on the bits),
 // heaviside, float_power (pow in float64 or complex128), bitwise_count, and
-// round with decimals (NumPy's rint(x * 10^d) / 10^d).
+// round with decimals (NumPy's rint(x * 10^d) / 10^d); npy_divmod, clip,
+// gcd and lcm (Euclid's loop), ldexp (musl's scalbn) and nan_to_num.
 // Integer division by zero gives 0 and INT_MIN / -1 wraps, never a trap.
 //
 //===----------------------------------------------------------------------===//
@@ -15,7 +16,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <cmath>
 #include <limits>
 #include <numbers>
 
@@ -135,63 +138,32 @@ Value ScalarBuilder::ufunc(OpKind op, Value a, Value x, ElementType t) {
       return {};
     // C's %: the sign of a; 0 for a divisor of 0 (and of -1, where
     // INT_MIN % -1 would trap).
-    Value special = cmpi(arith::CmpIPredicate::eq, x, zero(t));
-    if (!u)
-      special = arith::OrIOp::create(
-          b_, loc_, special,
-          cmpi(arith::CmpIPredicate::eq, x, constant(t, -1.0, -1)));
-    Value safe = select(special, one(t), x);
-    Value r = u ? Value(arith::RemUIOp::create(b_, loc_, a, safe))
-                : Value(arith::RemSIOp::create(b_, loc_, a, safe));
-    return select(special, zero(t), r);
+    SafeDivisor d = safeDivisor(x, t);
+    Value r = u ? Value(arith::RemUIOp::create(b_, loc_, a, d.divisor))
+                : Value(arith::RemSIOp::create(b_, loc_, a, d.divisor));
+    return select(d.special, zero(t), r);
   }
   case OpKind::FloorDivide: {
-    if (k == TypeKind::Float) {
-      // NumPy's npy_floor_divide: a / b for b == 0, else npy_divmod's
-      // quotient, (a - fmod(a, b)) / b moved to the floor and rounded.
-      Value mod = arith::RemFOp::create(b_, loc_, a, x);
-      Value div = arith::DivFOp::create(
-          b_, loc_, arith::SubFOp::create(b_, loc_, a, mod), x);
-      Value modNonZero = cmpf(arith::CmpFPredicate::UNE, mod, zero(t));
-      Value signsDiffer = arith::XOrIOp::create(
-          b_, loc_, cmpf(arith::CmpFPredicate::OLT, x, zero(t)),
-          cmpf(arith::CmpFPredicate::OLT, mod, zero(t)));
-      div = select(arith::AndIOp::create(b_, loc_, modNonZero, signsDiffer),
-                   arith::SubFOp::create(b_, loc_, div, one(t)), div);
-      Value fl = math::FloorOp::create(b_, loc_, div);
-      Value half = constant(t, 0.5, 0);
-      fl = select(cmpf(arith::CmpFPredicate::OGT,
-                       arith::SubFOp::create(b_, loc_, div, fl), half),
-                  arith::AddFOp::create(b_, loc_, fl, one(t)), fl);
-      Value quotient = arith::DivFOp::create(b_, loc_, a, x);
-      Value signedZero = math::CopySignOp::create(b_, loc_, zero(t), quotient);
-      Value r =
-          select(cmpf(arith::CmpFPredicate::UNE, div, zero(t)), fl, signedZero);
-      return select(cmpf(arith::CmpFPredicate::OEQ, x, zero(t)), quotient, r);
-    }
+    if (k == TypeKind::Float)
+      return floatDivmod(a, x, t).quotient;
     if (k != TypeKind::Int)
       return {};
-    Value bZero = cmpi(arith::CmpIPredicate::eq, x, zero(t));
-    if (u) {
-      Value q = arith::DivUIOp::create(b_, loc_, a, select(bZero, one(t), x));
-      return select(bZero, zero(t), q);
-    }
+    SafeDivisor d = safeDivisor(x, t);
+    if (u)
+      return select(d.isZero, zero(t),
+                    arith::DivUIOp::create(b_, loc_, a, d.divisor));
     // Python's //: the truncated quotient, one less when the remainder is
     // non-zero and the signs differ; a // -1 is -a (wrapping at INT_MIN).
-    Value minusOne = constant(t, -1.0, -1);
-    Value bMinusOne = cmpi(arith::CmpIPredicate::eq, x, minusOne);
-    Value special = arith::OrIOp::create(b_, loc_, bZero, bMinusOne);
-    Value safe = select(special, one(t), x);
-    Value q = arith::DivSIOp::create(b_, loc_, a, safe);
-    Value r = arith::RemSIOp::create(b_, loc_, a, safe);
+    Value q = arith::DivSIOp::create(b_, loc_, a, d.divisor);
+    Value r = arith::RemSIOp::create(b_, loc_, a, d.divisor);
     Value fix = arith::AndIOp::create(
         b_, loc_, cmpi(arith::CmpIPredicate::ne, r, zero(t)),
-        arith::XOrIOp::create(b_, loc_,
-                              cmpi(arith::CmpIPredicate::slt, r, zero(t)),
-                              cmpi(arith::CmpIPredicate::slt, safe, zero(t))));
-    q = select(fix, arith::AddIOp::create(b_, loc_, q, minusOne), q);
+        arith::XOrIOp::create(
+            b_, loc_, cmpi(arith::CmpIPredicate::slt, r, zero(t)),
+            cmpi(arith::CmpIPredicate::slt, d.divisor, zero(t))));
+    q = select(fix, arith::SubIOp::create(b_, loc_, q, one(t)), q);
     Value negated = arith::SubIOp::create(b_, loc_, zero(t), a);
-    return select(bZero, zero(t), select(bMinusOne, negated, q));
+    return select(d.isZero, zero(t), select(d.isMinusOne, negated, q));
   }
   default:
     return {};
@@ -305,6 +277,213 @@ Value ScalarBuilder::roundDecimals(Value a, Value d, ElementType t) {
           ? rounded
           : arith::TruncIOp::create(b_, loc_, a.getType(), rounded).getResult();
   return select(negative, narrow, a);
+}
+
+ScalarBuilder::FloatDivmod ScalarBuilder::floatDivmod(Value a, Value x,
+                                                      ElementType t) {
+  auto select = [&](Value c, Value p, Value q) {
+    return arith::SelectOp::create(b_, loc_, c, p, q).getResult();
+  };
+  auto cmpf = [&](arith::CmpFPredicate p, Value l, Value r) {
+    return arith::CmpFOp::create(b_, loc_, p, l, r).getResult();
+  };
+  // npy_divmod: mod = fmod(a, b); div = (a - mod) / b; where mod != 0 and
+  // its sign differs from b's, mod += b and div -= 1; a zero mod takes b's
+  // sign. The quotient is div moved to the nearest integer below (floor,
+  // plus one past .5), copysign(0, a / b) where div is 0, a / b for b == 0.
+  Value mod = arith::RemFOp::create(b_, loc_, a, x);
+  Value div = arith::DivFOp::create(b_, loc_,
+                                    arith::SubFOp::create(b_, loc_, a, mod), x);
+  Value fix = arith::AndIOp::create(
+      b_, loc_, cmpf(arith::CmpFPredicate::ONE, mod, zero(t)),
+      arith::XOrIOp::create(b_, loc_,
+                            cmpf(arith::CmpFPredicate::OLT, x, zero(t)),
+                            cmpf(arith::CmpFPredicate::OLT, mod, zero(t))));
+  Value remainder =
+      select(fix, arith::AddFOp::create(b_, loc_, mod, x),
+             select(cmpf(arith::CmpFPredicate::OEQ, mod, zero(t)),
+                    math::CopySignOp::create(b_, loc_, zero(t), x), mod));
+  div = select(fix, arith::SubFOp::create(b_, loc_, div, one(t)), div);
+  Value fl = math::FloorOp::create(b_, loc_, div);
+  fl = select(cmpf(arith::CmpFPredicate::OGT,
+                   arith::SubFOp::create(b_, loc_, div, fl),
+                   constant(t, 0.5, 0)),
+              arith::AddFOp::create(b_, loc_, fl, one(t)), fl);
+  Value quotient = arith::DivFOp::create(b_, loc_, a, x);
+  Value q = select(cmpf(arith::CmpFPredicate::UNE, div, zero(t)), fl,
+                   math::CopySignOp::create(b_, loc_, zero(t), quotient));
+  q = select(cmpf(arith::CmpFPredicate::OEQ, x, zero(t)), quotient, q);
+  return {q, remainder};
+}
+
+ScalarBuilder::SafeDivisor ScalarBuilder::safeDivisor(Value x, ElementType t) {
+  SafeDivisor d;
+  d.isZero =
+      arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, x, zero(t));
+  d.isMinusOne =
+      isUnsigned(t)
+          ? constant(ElementType::Bool, 0.0, 0)
+          : Value(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, x,
+                                        constant(t, -1.0, -1)));
+  d.special = arith::OrIOp::create(b_, loc_, d.isZero, d.isMinusOne);
+  d.divisor = arith::SelectOp::create(b_, loc_, d.special, one(t), x);
+  return d;
+}
+
+Value ScalarBuilder::clip(Value x, Value lo, Value hi, ElementType t,
+                          bool scalarBounds) {
+  auto select = [&](Value c, Value p, Value q) {
+    return arith::SelectOp::create(b_, loc_, c, p, q).getResult();
+  };
+  switch (kindOf(t)) {
+  case TypeKind::Float: {
+    // m = (x > lo || isnan(x)) ? x : lo, then (m < hi || isnan(m)) ? m : hi
+    // (NumPy's _NPY_CLIP); >= and <= for two scalar bounds.
+    Value keep = arith::OrIOp::create(
+        b_, loc_,
+        arith::CmpFOp::create(b_, loc_,
+                              scalarBounds ? arith::CmpFPredicate::OGE
+                                           : arith::CmpFPredicate::OGT,
+                              x, lo),
+        isNan(x, t));
+    Value m = select(keep, x, lo);
+    keep = arith::OrIOp::create(
+        b_, loc_,
+        arith::CmpFOp::create(b_, loc_,
+                              scalarBounds ? arith::CmpFPredicate::OLE
+                                           : arith::CmpFPredicate::OLT,
+                              m, hi),
+        isNan(m, t));
+    return select(keep, m, hi);
+  }
+  case TypeKind::Int:
+  case TypeKind::Bool: {
+    const bool u = kindOf(t) == TypeKind::Bool || isUnsigned(t);
+    Value m = select(arith::CmpIOp::create(b_, loc_,
+                                           u ? arith::CmpIPredicate::uge
+                                             : arith::CmpIPredicate::sge,
+                                           x, lo),
+                     x, lo);
+    return select(arith::CmpIOp::create(b_, loc_,
+                                        u ? arith::CmpIPredicate::ule
+                                          : arith::CmpIPredicate::sle,
+                                        m, hi),
+                  m, hi);
+  }
+  case TypeKind::Complex:
+    break;
+  }
+  return {};
+}
+
+Value ScalarBuilder::gcdOrLcm(bool lcm, Value a, Value x, ElementType t) {
+  auto magnitude = [&](Value v) -> Value {
+    if (isUnsigned(t))
+      return v;
+    Value negative =
+        arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, v, zero(t));
+    return arith::SelectOp::create(
+        b_, loc_, negative, arith::SubIOp::create(b_, loc_, zero(t), v), v);
+  };
+  Value ua = magnitude(a), ub = magnitude(x);
+  // while (p != 0) (p, q) = (q % p, p); gcd = q.
+  Type it = ua.getType();
+  auto loop = scf::WhileOp::create(
+      b_, loc_, TypeRange{it, it}, ValueRange{ua, ub},
+      [&](OpBuilder &b, Location l, ValueRange v) {
+        Value more = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v[0],
+                                           zero(t));
+        scf::ConditionOp::create(b, l, more, v);
+      },
+      [&](OpBuilder &b, Location l, ValueRange v) {
+        Value r = arith::RemUIOp::create(b, l, v[1], v[0]);
+        scf::YieldOp::create(b, l, ValueRange{r, v[0]});
+      });
+  Value g = loop.getResult(1);
+  if (!lcm)
+    return g;
+  Value gZero =
+      arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, g, zero(t));
+  Value safe = arith::SelectOp::create(b_, loc_, gZero, one(t), g);
+  Value l = arith::MulIOp::create(
+      b_, loc_, arith::DivUIOp::create(b_, loc_, ua, safe), ub);
+  return arith::SelectOp::create(b_, loc_, gZero, zero(t), l);
+}
+
+Value ScalarBuilder::ldexp(Value x, Value e, ElementType t) {
+  auto select = [&](Value c, Value p, Value q) {
+    return arith::SelectOp::create(b_, loc_, c, p, q).getResult();
+  };
+  const bool f32 = t == ElementType::Float32;
+  const int mantissa = f32 ? 23 : 52, bias = f32 ? 127 : 1023;
+  const int maxExp = bias, minExp = 1 - bias;
+  Type i64 = b_.getI64Type();
+  auto i64c = [&](long long v) {
+    return arith::ConstantOp::create(b_, loc_, b_.getIntegerAttr(i64, v))
+        .getResult();
+  };
+  auto pow2 = [&](int k) { return constant(t, std::ldexp(1.0, k), 0); };
+  // musl's scalbn: at most two exact steps of 2^maxExp up, or of
+  // 2^(minExp + mantissa + 1) down (leaving n < -mantissa - 1 so that the
+  // last product rounds once in the subnormal range), then one product by
+  // 2^n built from its bits.
+  Value y = x, n = e;
+  for (int step = 0; step < 2; ++step) {
+    Value up = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, n,
+                                     i64c(maxExp));
+    y = select(up, arith::MulFOp::create(b_, loc_, y, pow2(maxExp)), y);
+    n = select(up, arith::SubIOp::create(b_, loc_, n, i64c(maxExp)), n);
+  }
+  n = arith::MinSIOp::create(b_, loc_, n, i64c(maxExp));
+  const int down = minExp + mantissa + 1;
+  for (int step = 0; step < 2; ++step) {
+    Value low = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, n,
+                                      i64c(minExp));
+    y = select(low, arith::MulFOp::create(b_, loc_, y, pow2(down)), y);
+    n = select(low, arith::SubIOp::create(b_, loc_, n, i64c(down)), n);
+  }
+  n = arith::MaxSIOp::create(b_, loc_, n, i64c(minExp));
+  Value bits = arith::ShLIOp::create(
+      b_, loc_, arith::AddIOp::create(b_, loc_, n, i64c(bias)), i64c(mantissa));
+  IntegerType wt = b_.getIntegerType(f32 ? 32 : 64);
+  if (f32)
+    bits = arith::TruncIOp::create(b_, loc_, wt, bits);
+  Value scale = arith::BitcastOp::create(b_, loc_, x.getType(), bits);
+  return arith::MulFOp::create(b_, loc_, y, scale);
+}
+
+Value ScalarBuilder::nanToNum(Value x, Value nan, Value posinf, Value neginf,
+                              ElementType t) {
+  switch (kindOf(t)) {
+  case TypeKind::Float: {
+    auto select = [&](Value c, Value p, Value q) {
+      return arith::SelectOp::create(b_, loc_, c, p, q).getResult();
+    };
+    Value inf = constant(t, std::numeric_limits<double>::infinity(), 0);
+    Value r = select(
+        arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OEQ, x, inf),
+        posinf, x);
+    r = select(arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::OEQ, x,
+                                     arith::NegFOp::create(b_, loc_, inf)),
+               neginf, r);
+    return select(isNan(x, t), nan, r);
+  }
+  case TypeKind::Complex: {
+    ElementType rt = realPart(t);
+    auto re = [&](Value v) {
+      return complex::ReOp::create(b_, loc_, v).getResult();
+    };
+    Value n = re(nan), p = re(posinf), m = re(neginf);
+    return complexOf(
+        {nanToNum(re(x), n, p, m, rt),
+         nanToNum(complex::ImOp::create(b_, loc_, x), n, p, m, rt)},
+        t);
+  }
+  case TypeKind::Int:
+  case TypeKind::Bool:
+    break;
+  }
+  return x;
 }
 
 } // namespace kiln::frontend

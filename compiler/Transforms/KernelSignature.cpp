@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "Transforms/KernelSignature.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
@@ -149,7 +150,10 @@ FailureOr<FusedKernel> analyzeFusedKernel(func::FuncOp func) {
                << ": the fused linalg.generic reads its outputs";
     bool badOp = false;
     region.walk([&](Operation *op) {
-      if (isa<linalg::IndexOp>(op) || op->getNumRegions() != 0) {
+      // Element code is straight-line but for scf.while (gcd's Euclid loop),
+      // which every variant clones as a whole and lowers to branches.
+      if (isa<linalg::IndexOp>(op) ||
+          (op->getNumRegions() != 0 && !isa<scf::WhileOp>(op))) {
         op->emitError() << "kiln.kernel @" << name << ": '" << op->getName()
                         << "' is not supported in a fused elementwise kernel";
         badOp = true;

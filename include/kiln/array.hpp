@@ -17,10 +17,12 @@
 #include "kiln/shape.hpp"
 #include "kiln/stream.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <span>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -194,6 +196,30 @@ public:
     detail::item(*this, &v);
     return v;
   }
+  /// NumPy's x.item(i): the element at flat index i in C order; and
+  /// x.item(i, j, ...) with one index an axis: the element there. Negative
+  /// indices count from the end (synchronizes).
+  template <class... I>
+  requires(sizeof...(I) > 0 && (std::is_integral_v<I> && ...)) E item(I... idx)
+  const {
+    if constexpr (sizeof...(I) == 1) {
+      if (ndim() != 1)
+        return at_flat(static_cast<std::int64_t>(idx)...).item();
+    }
+    if (static_cast<std::int64_t>(sizeof...(I)) != ndim())
+      throw value_error("incorrect number of indices for array");
+    return (*this)(idx...).item();
+  }
+  /// x(i, j, ...): a view of the element (or, with fewer indices than axes,
+  /// of the sub-array) there, NumPy's x[i, j] as a 0-d array; negative
+  /// indices count from the end.
+  template <class... I>
+  requires(sizeof...(I) > 0 && (std::is_integral_v<I> && ...)) array
+  operator()(I... idx) const {
+    return slice({slice_arg(idx)...});
+  }
+  /// np.dot(x, y) (defined in kiln/linalg.hpp).
+  template <element U> array<promote_t<E, U>> dot(const array<U> &y) const;
 
   // Reductions, as NumPy's methods (defined in kiln/reductions.hpp). `ax`
   // is kiln::all (every axis), one axis or a list {0, 2}.
@@ -234,6 +260,26 @@ public:
   DLManagedTensor *to_dlpack() const { return detail::to_dlpack(*this); }
 
 private:
+  /// The 0-d view of the element at flat index i (C order).
+  array at_flat(std::int64_t i) const {
+    const std::int64_t n = size();
+    if (i < -n || i >= n)
+      throw index_error("index " + std::to_string(i) +
+                        " is out of bounds for size " + std::to_string(n));
+    if (i < 0)
+      i += n;
+    std::vector<slice_arg> at;
+    at.reserve(static_cast<std::size_t>(ndim()));
+    for (std::int64_t d = ndim() - 1; d >= 0; --d) {
+      const std::int64_t extent = shape()[static_cast<std::size_t>(d)];
+      at.push_back(slice_arg(i % extent));
+      i /= extent;
+    }
+    std::reverse(at.begin(), at.end());
+    return array(
+        detail::slice(*this, std::span<const slice_arg>(at.data(), at.size())));
+  }
+
   void check_span(std::size_t n) const {
     if (static_cast<std::int64_t>(n) != size())
       throw shape_error("host buffer of " + std::to_string(n) + " elements does not match array of size " +

@@ -63,6 +63,16 @@ public:
   using error::error;
 };
 
+/// An operation NumPy has no loop for with these dtypes (NumPy's TypeError,
+/// UFuncTypeError), with NumPy's message: "ufunc 'invert' not supported for
+/// the input type float64", "numpy boolean subtract, the `-` operator, is
+/// not supported, ...". Where the types are known at compile time kilnc
+/// reports a diagnostic instead. See docs/errors.md.
+class type_error : public error {
+public:
+  using error::error;
+};
+
 /// A linear-algebra routine that has no answer for its input, as NumPy's
 /// LinAlgError, with its messages: "Singular matrix", "Matrix is not
 /// positive definite", "Last 2 dimensions of the array must be square".

@@ -100,6 +100,12 @@ array<promote_t<A, B>> dot(const array<A> &a, const array<B> &b) {
   return array<promote_t<A, B>>(detail::dot(a, b));
 }
 
+template <element E>
+template <element U>
+array<promote_t<E, U>> array<E>::dot(const array<U> &y) const {
+  return kiln::dot(*this, y);
+}
+
 namespace linalg {
 
 /// The Frobenius norm, as linalg::norm's ord ('fro').

@@ -16,8 +16,11 @@
 #include <complex>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
+#include <optional>
 #include <span>
 #include <type_traits>
+#include <utility>
 
 namespace kiln {
 
@@ -115,6 +118,13 @@ enum class op : std::uint8_t {
   nextafter,
   angle,          // (x, deg)
   round_decimals, // (x, decimals)
+  gcd,
+  lcm,
+  ldexp,          // (x, exponent): the exponent converted to int64
+  nan_to_num,     // (x, nan, posinf, neginf)
+  frexp_mantissa, // frexp's first result
+  frexp_exponent, // frexp's second result, int32
+  modf_fraction,  // modf's first result (its second is trunc)
   // ternary
   where, // (cond, a, b)
   clip,  // (x, lo, hi)
@@ -746,6 +756,95 @@ float_power(const A &a, const B &b) {
       detail::op::float_power, a, b);
 }
 
+/// The greatest common divisor of |a| and |b| (np.gcd; 0 for two zeros),
+/// and their least common multiple (np.lcm), computed on the magnitudes as
+/// unsigned integers as NumPy does (|INT_MIN| is 2^63; lcm wraps); integer
+/// operands.
+template <class A, class B>
+requires binary_operands<A, B> && integral_operand<A> && integral_operand<B> &&
+    (!std::is_same_v<arith_result_t<A, B>, bool>)
+        array<arith_result_t<A, B>> gcd(const A &a, const B &b) {
+  return detail::run<arith_result_t<A, B>>(detail::op::gcd, a, b);
+}
+template <class A, class B>
+requires binary_operands<A, B> && integral_operand<A> && integral_operand<B> &&
+    (!std::is_same_v<arith_result_t<A, B>, bool>)
+        array<arith_result_t<A, B>> lcm(const A &a, const B &b) {
+  return detail::run<arith_result_t<A, B>>(detail::op::lcm, a, b);
+}
+
+/// x * 2^e, rounded once (np.ldexp): x real (integers as float_result_t),
+/// e an integer array or scalar; overflow gives inf, underflow 0.
+template <element T, class E>
+requires(!is_std_complex<T>::value) &&
+    integral_operand<E> &&array_or_scalar<E> array<float_result_t<T>> ldexp(
+        const array<T> &x, const E &e) {
+  return detail::run<float_result_t<T>>(detail::op::ldexp, x, e);
+}
+
+/// np.nan_to_num: NaN becomes `nan`, +inf `posinf` and -inf `neginf`, each
+/// converted to x's dtype (complex: in each part); the defaults are 0 and
+/// the dtype's largest and lowest finite values. Integer and bool arrays
+/// come back as copies. Positional, as C++ defaults are: pass
+/// `std::numeric_limits<T>::max()` to give neginf alone.
+template <element T>
+array<T> nan_to_num(const array<T> &x, double nan, double posinf,
+                    double neginf) {
+  return detail::run<T>(detail::op::nan_to_num, x, nan, posinf, neginf);
+}
+template <element T>
+array<T> nan_to_num(const array<T> &x, double nan, double posinf) {
+  using R = real_result_t<T>;
+  if constexpr (std::is_floating_point_v<R>)
+    return nan_to_num(x, nan, posinf,
+                      static_cast<double>(std::numeric_limits<R>::lowest()));
+  else
+    return nan_to_num(x, nan, posinf, 0.0);
+}
+template <element T> array<T> nan_to_num(const array<T> &x, double nan = 0.0) {
+  using R = real_result_t<T>;
+  if constexpr (std::is_floating_point_v<R>)
+    return nan_to_num(x, nan,
+                      static_cast<double>(std::numeric_limits<R>::max()));
+  else
+    return nan_to_num(x, nan, 0.0);
+}
+
+/// np.frexp: x = mantissa * 2^exponent with |mantissa| in [0.5, 1) (0, inf
+/// and NaN keep their value with exponent 0); real arrays, integers as
+/// float_result_t. Returned as a pair: `auto [m, e] = kiln::frexp(x);`.
+template <element T>
+requires(!is_std_complex<T>::value)
+    std::pair<array<float_result_t<T>>, array<std::int32_t>> frexp(
+        const array<T> &x) {
+  return {detail::run<float_result_t<T>>(detail::op::frexp_mantissa, x),
+          detail::run<std::int32_t>(detail::op::frexp_exponent, x)};
+}
+
+/// np.modf: the fractional and integral parts of x, both with x's sign
+/// (inf gives (0, inf)); real arrays, integers as float_result_t.
+template <element T>
+requires(!is_std_complex<T>::value)
+    std::pair<array<float_result_t<T>>, array<float_result_t<T>>> modf(
+        const array<T> &x) {
+  using F = float_result_t<T>;
+  if constexpr (std::is_same_v<F, T>)
+    return {detail::run<F>(detail::op::modf_fraction, x), trunc(x)};
+  else
+    return {detail::run<F>(detail::op::modf_fraction, x),
+            trunc(x.template astype<F>())};
+}
+
+/// np.divmod: (floor_divide(a, b), a % b).
+template <class A, class B>
+requires binary_operands<A, B> &&(!is_std_complex<arith_result_t<A, B>>::value)
+    std::pair<array<no_bool_result_t<arith_result_t<A, B>>>,
+              array<no_bool_result_t<arith_result_t<A, B>>>> divmod(const A &a,
+                                                                    const B
+                                                                        &b) {
+  return {floor_divide(a, b), remainder(a, b)};
+}
+
 //===----------------------------------------------------------------------===//
 // Selection
 //===----------------------------------------------------------------------===//
@@ -758,13 +857,30 @@ array<arith_result_t<A, B>> where(const C &cond, const A &a, const B &b) {
   return detail::run<arith_result_t<A, B>>(detail::op::where, cond, a, b);
 }
 
-/// minimum(maximum(x, lo), hi); lo and hi may be arrays or scalars.
+/// x limited to [lo, hi] (np.clip): lo where x < lo, then hi where the
+/// result > hi (so hi wins when lo > hi); a NaN in x or a bound gives NaN.
+/// On a tie (the sign of a zero) x stays when both bounds are scalars, and
+/// the bound wins when either is an array, as NumPy's two loops. lo and hi
+/// may be arrays or scalars.
 template <element T, class L, class H>
 requires array_or_scalar<L> && array_or_scalar<H>
     array<detail::common_t<array<T>, L, H>> clip(const array<T> &x, const L &lo,
                                                  const H &hi) {
   return detail::run<detail::common_t<array<T>, L, H>>(detail::op::clip, x, lo,
                                                        hi);
+}
+/// clip(x, std::nullopt, hi) and clip(x, lo, std::nullopt): NumPy's None
+/// bound, which NumPy computes as minimum(x, hi) and maximum(x, lo) (a tie
+/// gives the bound).
+template <element T, class H>
+requires array_or_scalar<H> array<detail::common_t<array<T>, H>>
+clip(const array<T> &x, std::nullopt_t, const H &hi) {
+  return minimum(x, hi);
+}
+template <element T, class L>
+requires array_or_scalar<L> array<detail::common_t<array<T>, L>>
+clip(const array<T> &x, const L &lo, std::nullopt_t) {
+  return maximum(x, lo);
 }
 
 } // namespace kiln

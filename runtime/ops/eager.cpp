@@ -162,18 +162,12 @@ array_base run_typed(op o, const shape &out,
 #undef KILN_REAL_FLOAT_BINARY_CASE
   case op::fmax:
   case op::fmin:
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_real_v<T>) {
       if (o == op::fmax)
         return apply(
-            out, [](T a, T b) -> T { return std::fmax(a, b); }, in(0), in(1));
+            out, [](T a, T b) -> T { return m::fmax(a, b); }, in(0), in(1));
       return apply(
-          out, [](T a, T b) -> T { return std::fmin(a, b); }, in(0), in(1));
-    } else if constexpr (is_real_v<T>) {
-      if (o == op::fmax)
-        return apply(
-            out, [](T a, T b) -> T { return a < b ? b : a; }, in(0), in(1));
-      return apply(
-          out, [](T a, T b) -> T { return b < a ? b : a; }, in(0), in(1));
+          out, [](T a, T b) -> T { return m::fmin(a, b); }, in(0), in(1));
     }
     break;
   case op::trunc:
@@ -357,10 +351,56 @@ array_base run_typed(op o, const shape &out,
     return apply(
         out, [](bool c, T a, T b) { return c ? a : b; }, cond, in(1), in(2));
   }
-  case op::clip:
+  case op::clip: {
+    const bool scalar_bounds = !args[1].array && !args[2].array;
     return apply(
-        out, [](T x, T lo, T hi) { return m::minimum(m::maximum(x, lo), hi); },
+        out,
+        [scalar_bounds](T x, T lo, T hi) {
+          return m::clip(x, lo, hi, scalar_bounds);
+        },
         in(0), in(1), in(2));
+  }
+  case op::nan_to_num:
+    return apply(
+        out,
+        [](T x, T nan, T posinf, T neginf) {
+          return m::nan_to_num(x, nan, posinf, neginf);
+        },
+        in(0), in(1), in(2), in(3));
+  case op::gcd:
+  case op::lcm:
+    if constexpr (m::is_int_v<T>) {
+      if (o == op::gcd)
+        return apply(
+            out, [](T a, T b) -> T { return m::gcd(a, b); }, in(0), in(1));
+      return apply(
+          out, [](T a, T b) -> T { return m::lcm(a, b); }, in(0), in(1));
+    }
+    break;
+  case op::ldexp:
+    if constexpr (std::is_floating_point_v<T>) {
+      typed_input<std::int64_t> e =
+          prepare<std::int64_t>(host[1], args[1].scalar, out);
+      return apply(
+          out, [](T x, std::int64_t k) -> T { return m::ldexp(x, k); }, in(0),
+          e);
+    }
+    break;
+  case op::frexp_mantissa:
+    if constexpr (std::is_floating_point_v<T>)
+      return apply(
+          out, [](T x) -> T { return m::frexp_mantissa(x); }, in(0));
+    break;
+  case op::frexp_exponent:
+    if constexpr (std::is_floating_point_v<T>)
+      return apply(
+          out, [](T x) -> std::int32_t { return m::frexp_exponent(x); }, in(0));
+    break;
+  case op::modf_fraction:
+    if constexpr (std::is_floating_point_v<T>)
+      return apply(
+          out, [](T x) -> T { return m::modf_fraction(x); }, in(0));
+    break;
   }
   internal_type_error(o, dtype_of<T>);
 }

@@ -186,12 +186,27 @@ const char *op_name(op o) noexcept {
     return "angle";
   case op::round_decimals:
     return "round";
+  case op::gcd:
+    return "gcd";
+  case op::lcm:
+    return "lcm";
+  case op::ldexp:
+    return "ldexp";
+  case op::nan_to_num:
+    return "nan_to_num";
+  case op::frexp_mantissa:
+  case op::frexp_exponent:
+    return "frexp";
+  case op::modf_fraction:
+    return "modf";
   }
   return "unknown";
 }
 
 int op_arity(op o) noexcept {
   switch (o) {
+  case op::nan_to_num:
+    return 4;
   case op::where:
   case op::clip:
     return 3;
@@ -242,6 +257,9 @@ int op_arity(op o) noexcept {
   case op::sinc:
   case op::spacing:
   case op::bitwise_count:
+  case op::frexp_mantissa:
+  case op::frexp_exponent:
+  case op::modf_fraction:
     return 1;
   default:
     return 2;
@@ -281,9 +299,9 @@ dtype common_dtype(std::span<const operand> values) {
 }
 
 [[noreturn]] void no_loop(op o, dtype t) {
-  throw value_error(std::string("ufunc '") + op_name(o) +
-                    "' not supported for the input type " +
-                    std::string(name(t)));
+  throw type_error(std::string("ufunc '") + op_name(o) +
+                   "' not supported for the input type " +
+                   std::string(name(t)));
 }
 
 } // namespace
@@ -316,15 +334,15 @@ op_types resolve_types(op o, std::span<const operand> args) {
     return {c, c};
   case op::subtract:
     if (c == dtype::bool_)
-      throw value_error("numpy boolean subtract, the `-` operator, is not "
-                        "supported, use the bitwise_xor, the `^` "
-                        "operator, or the logical_xor function instead.");
+      throw type_error("numpy boolean subtract, the `-` operator, is not "
+                       "supported, use the bitwise_xor, the `^` "
+                       "operator, or the logical_xor function instead.");
     return {c, c};
   case op::negative:
     if (c == dtype::bool_)
-      throw value_error("The numpy boolean negative, the `-` operator, is not "
-                        "supported, use the `~` operator or "
-                        "the logical_not function instead.");
+      throw type_error("The numpy boolean negative, the `-` operator, is not "
+                       "supported, use the `~` operator or "
+                       "the logical_not function instead.");
     return {c, c};
   case op::true_divide:
     return {true_divide_type(c), true_divide_type(c)};
@@ -468,6 +486,39 @@ op_types resolve_types(op o, std::span<const operand> args) {
     if (x == dtype::bool_)
       no_loop(o, x);
     return {x, x};
+  }
+  case op::gcd:
+  case op::lcm:
+    if (kind_of(c) != scalar_kind::integer)
+      no_loop(o, c);
+    return {c, c};
+  case op::ldexp: {
+    const dtype x = array_dtype(args[0]);
+    if (is_complex(x))
+      no_loop(o, x);
+    if (args[1].array
+            ? kind_of(array_dtype(args[1])) == scalar_kind::floating ||
+                  kind_of(array_dtype(args[1])) == scalar_kind::complex
+            : args[1].scalar.kind == scalar_kind::floating ||
+                  args[1].scalar.kind == scalar_kind::complex)
+      throw type_error("ufunc 'ldexp' not supported for the input types, and "
+                       "the inputs could not be safely coerced to any "
+                       "supported types according to the casting rule "
+                       "''safe''");
+    return {float_type(x), float_type(x)};
+  }
+  case op::nan_to_num: {
+    const dtype x = array_dtype(args[0]);
+    return {x, x};
+  }
+  case op::frexp_mantissa:
+  case op::modf_fraction:
+  case op::frexp_exponent: {
+    const dtype x = array_dtype(args[0]);
+    if (is_complex(x))
+      no_loop(o, x);
+    return {float_type(x),
+            o == op::frexp_exponent ? dtype::int32 : float_type(x)};
   }
   }
   throw value_error("unknown elementwise operation");

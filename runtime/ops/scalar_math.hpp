@@ -12,6 +12,7 @@
 #include "host_loop.hpp"
 #include "kiln/error.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <complex>
@@ -220,20 +221,49 @@ template <class T> bool less_equal(T a, T b) {
     return a <= b;
 }
 
-/// NaN-propagating maximum / minimum (NumPy's maximum / minimum).
+/// NaN-propagating maximum / minimum (NumPy's maximum / minimum). Reals:
+/// (a > b || isnan(a)) ? a : b, so that b wins a tie (maximum(0.0, -0.0)
+/// is -0.0, as NumPy's loops); complex: the lexicographic extreme, a on ties.
 template <class T> T maximum(T a, T b) {
-  if (has_nan(a))
-    return a;
-  if (has_nan(b))
-    return b;
-  return less_equal(b, a) ? a : b;
+  if constexpr (is_complex_v<T>) {
+    if (has_nan(a))
+      return a;
+    if (has_nan(b))
+      return b;
+    return less_equal(b, a) ? a : b;
+  } else {
+    return a > b || has_nan(a) ? a : b;
+  }
 }
 template <class T> T minimum(T a, T b) {
-  if (has_nan(a))
-    return a;
-  if (has_nan(b))
-    return b;
-  return less_equal(a, b) ? a : b;
+  if constexpr (is_complex_v<T>) {
+    if (has_nan(a))
+      return a;
+    if (has_nan(b))
+      return b;
+    return less_equal(a, b) ? a : b;
+  } else {
+    return a < b || has_nan(a) ? a : b;
+  }
+}
+/// NaN-ignoring fmax / fmin of reals: (a > b || isnan(b)) ? a : b, b on
+/// ties as maximum.
+template <class T> T fmax(T a, T b) { return a > b || has_nan(b) ? a : b; }
+template <class T> T fmin(T a, T b) { return a < b || has_nan(b) ? a : b; }
+/// np.clip. NumPy has two loops, which differ on ties (the sign of a zero):
+/// with array bounds _NPY_CLIP, isnan(x) ? x : x > lo ? x : lo, then the
+/// same with < and hi (a tie gives the bound); with two scalar bounds
+/// (`scalar_bounds`) x is kept on ties. A NaN anywhere gives NaN.
+template <class T> T clip(T x, T lo, T hi, bool scalar_bounds) {
+  if constexpr (is_complex_v<T>) { // lexicographic
+    return minimum(maximum(x, lo), hi);
+  } else if (scalar_bounds) {
+    const T m = x >= lo || has_nan(x) ? x : lo;
+    return m <= hi || has_nan(m) ? m : hi;
+  } else {
+    const T m = x > lo || has_nan(x) ? x : lo;
+    return m < hi || has_nan(m) ? m : hi;
+  }
 }
 
 template <class T> auto abs(T a) {
@@ -537,6 +567,75 @@ template <class T> T round_decimals(T a, std::int64_t d) {
     return static_cast<T>(static_cast<std::uint64_t>(q) *
                           static_cast<std::uint64_t>(f));
   }
+}
+
+/// np.gcd / np.lcm: Euclid on the magnitudes as unsigned integers
+/// (|INT_MIN| is 2^(bits-1)), the result converted back (lcm wraps).
+template <class T> std::make_unsigned_t<T> magnitude(T a) {
+  using U = std::make_unsigned_t<T>;
+  if constexpr (std::is_signed_v<T>)
+    return a < 0 ? static_cast<U>(U(0) - static_cast<U>(a)) : static_cast<U>(a);
+  else
+    return a;
+}
+template <class U> U gcd_unsigned(U a, U b) {
+  while (a != 0) {
+    const U c = a;
+    a = static_cast<U>(b % a);
+    b = c;
+  }
+  return b;
+}
+template <class T> T gcd(T a, T b) {
+  return static_cast<T>(gcd_unsigned(magnitude(a), magnitude(b)));
+}
+template <class T> T lcm(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  const U ua = magnitude(a), ub = magnitude(b), g = gcd_unsigned(ua, ub);
+  if (g == 0)
+    return 0;
+  using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+  return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(ua / g)) *
+                                       static_cast<W>(ub)));
+}
+
+/// x * 2^e rounded once (C's ldexp): glibc's scalbn, exact for every e.
+template <class T> T ldexp(T x, std::int64_t e) {
+  constexpr std::int64_t limit = 1 << 20; // past any exponent range
+  return std::ldexp(x, static_cast<int>(std::clamp(e, -limit, limit)));
+}
+
+/// np.nan_to_num of one element: NaN, +inf and -inf replaced (complex: in
+/// each part).
+template <class T> T nan_to_num(T x, T nan, T posinf, T neginf) {
+  if constexpr (is_complex_v<T>) {
+    return T(nan_to_num(x.real(), nan.real(), posinf.real(), neginf.real()),
+             nan_to_num(x.imag(), nan.real(), posinf.real(), neginf.real()));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(x))
+      return nan;
+    if (std::isinf(x))
+      return x > 0 ? posinf : neginf;
+    return x;
+  } else {
+    return x;
+  }
+}
+
+/// np.frexp's mantissa and exponent (C's frexp; 0 for inf and NaN).
+template <class T> T frexp_mantissa(T x) {
+  int e = 0;
+  return std::frexp(x, &e);
+}
+template <class T> std::int32_t frexp_exponent(T x) {
+  int e = 0;
+  std::frexp(x, &e);
+  return std::isfinite(x) ? e : 0;
+}
+/// np.modf's fractional part: x - trunc(x) with x's sign (0 for infinities).
+template <class T> T modf_fraction(T x) {
+  T integral;
+  return std::modf(x, &integral);
 }
 
 } // namespace kiln::detail::math

@@ -180,16 +180,25 @@ NEW_FLOAT_UNARY = ("arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arc
                    "log1p", "cbrt", "deg2rad", "rad2deg", "radians", "degrees", "rint", "fabs", "spacing")
 NEW_UNARY = NEW_FLOAT_UNARY + ("trunc", "fix", "square", "positive", "negative", "absolute", "isfinite", "signbit",
                                "invert", "reciprocal", "sinc", "bitwise_count", "conjugate", "angle", "angle_deg",
-                               "round2", "round_m1")
+                               "round2", "round_m1", "nan_to_num", "nan_to_num3", "clip_lo", "clip_hi", "ldexp3",
+                               "ldexp_m2")
 # Unary nodes of a function with a second argument: their C++ and NumPy's.
 WITH_ARGUMENT = {"angle_deg": ("kiln::angle(%s, true)", lambda a: np.angle(a, deg=True)),
                  "round2": ("kiln::round(%s, 2)", lambda a: np.round(a, 2)),
-                 "round_m1": ("kiln::round(%s, -1)", lambda a: np.round(a, -1))}
+                 "round_m1": ("kiln::round(%s, -1)", lambda a: np.round(a, -1)),
+                 "nan_to_num": ("kiln::nan_to_num(%s)", np.nan_to_num),
+                 "nan_to_num3": ("kiln::nan_to_num(%s, 1.5, 2.0, -3.0)",
+                                 lambda a: np.nan_to_num(a, nan=1.5, posinf=2.0, neginf=-3.0)),
+                 "clip_lo": ("kiln::clip(%s, -0.5, std::nullopt)", lambda a: np.clip(a, -0.5, None)),
+                 "clip_hi": ("kiln::clip(%s, std::nullopt, 2)", lambda a: np.clip(a, None, 2)),
+                 "ldexp3": ("kiln::ldexp(%s, 3)", lambda a: np.ldexp(a, 3)),
+                 "ldexp_m2": ("kiln::ldexp(%s, -2)", lambda a: np.ldexp(a, -2))}
 BIN_FUNCS = ("arctan2", "hypot", "copysign", "logaddexp", "logaddexp2", "fmax", "fmin", "floor_divide", "fmod",
-             "float_power", "heaviside", "nextafter")
+             "float_power", "heaviside", "nextafter", "gcd", "lcm")
 REAL_ONLY = ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "expm1", "log1p", "fmax", "fmin",
-             "floor_divide", "fmod", "heaviside", "nextafter", "sinc", "spacing")
+             "floor_divide", "fmod", "heaviside", "nextafter", "sinc", "spacing", "ldexp3", "ldexp_m2")
 INT_ONLY = ("bitwise_count",)
+INT_BIN_ONLY = ("gcd", "lcm")  # integer operands: NumPy refuses bools and floats, Kiln at compile time
 FLOAT_FUNCS = ("exp", "log", "sqrt", "sin", "cos", "tanh") + NEW_FLOAT_UNARY
 FLOAT_BIN_FUNCS = ("arctan2", "hypot", "copysign", "logaddexp", "logaddexp2", "heaviside", "nextafter")
 # Library functions two correct implementations may round differently.
@@ -320,7 +329,7 @@ def np_eval_node(e, env):
         op = e[1]
         if op in ("maximum", "minimum", "fmax", "fmin", "copysign", "float_power"):
             return getattr(np, op)(a, b)
-        if op in ("floor_divide", "fmod"):
+        if op in ("floor_divide", "fmod", "gcd", "lcm"):
             if np.result_type(a, b) == np.int16:  # no int16 in Kiln: int32
                 a, b = np.asarray(a).astype(np.int32), np.asarray(b).astype(np.int32)
             return getattr(np, op)(a, b)
@@ -490,6 +499,8 @@ def departs(e, env):
             return True  # fmax/fmin of complex: not yet (docs/operations.md)
         if e[1] in FLOAT_BIN_FUNCS and a.dtype == bool and b.dtype == bool:
             return True  # NumPy: float16
+        if e[1] in INT_BIN_ONLY and np.result_type(a, b).kind not in "iu":
+            return True
     if k == "un":
         a = vals[0]
         if not has_array(e[2]):
@@ -508,6 +519,8 @@ def departs(e, env):
             return True  # NumPy refuses; Kiln at compile time
         if e[1] == "reciprocal" and a.dtype.kind in "iu" and (a == 0).any():
             return True  # NumPy's integer 1 / 0 depends on the platform; Kiln gives 0 (documented)
+        if e[1] in ("ldexp3", "ldexp_m2") and a.dtype in (np.bool_, np.int8, np.uint8):
+            return True  # NumPy: float16 (Kiln has none: float32, documented)
         if e[1] in NEW_FLOAT_UNARY and a.dtype == bool:
             return True  # NumPy: float16 (Kiln has none: float32, documented)
         # NumPy's floor/ceil/round of bool give float16 (Kiln keeps bool,

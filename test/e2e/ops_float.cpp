@@ -2,6 +2,9 @@
 // against double references on random data (NaN and infinity included).
 #include "e2e.hpp"
 
+#include <limits>
+#include <optional>
+
 using namespace e2e;
 using C = std::complex<double>;
 
@@ -49,6 +52,14 @@ static void float32() {
   expect("f32 minimum", kiln::minimum(x, y), n, [&](auto i) { return C(std::min(X(i), Y(i))); }, 0);
   expect("f32 where", kiln::where(x > y, x, y * 0.5f), n, [&](auto i) { return C(X(i) > Y(i) ? X(i) : Y(i) * 0.5); }, t);
   expect("f32 clip", kiln::clip(x, -1.0f, 1.0f), n, [&](auto i) { return C(std::clamp(X(i), -1.0, 1.0)); }, 0);
+  expect("f32 clip(x, None, 1) - clip(y, -1, None)", kiln::clip(x, std::nullopt, 1.0f) - kiln::clip(y, -1.0f, std::nullopt), n,
+         [&](auto i) { return C(double(std::min(hx[i], 1.0f) - std::max(hy[i], -1.0f))); }, 0);
+  kiln::array<std::int32_t> k = rng.integers<std::int32_t>(-130, 120, {std::int64_t(n)});
+  std::vector<std::int32_t> hk = k.to_vector();
+  expect("f32 ldexp(x, k) (subnormals, rounded once)", kiln::ldexp(x, k), n,
+         [&](auto i) { return C(double(std::ldexp(hx[i], hk[i]))); }, 0);
+  expect("f32 ldexp(x * 2, -3) + 1", kiln::ldexp(x * 2.0f, -3) + 1.0f, n,
+         [&](auto i) { return C(double(std::ldexp(2 * hx[i], -3) + 1.0f)); }, 0);
   expect("f32 ==", x == x, n, [&](auto) { return C(1); }, 0);
   expect("f32 !=", x != y, n, [&](auto i) { return C(X(i) != Y(i)); }, 0);
   expect("f32 <", x < y, n, [&](auto i) { return C(X(i) < Y(i)); }, 0);
@@ -67,6 +78,16 @@ static void float32() {
   expect("f32 isinf", kiln::isinf(special), 6, [&](auto i) { return C(std::isinf(hs[i])); }, 0);
   expect("f32 maximum NaN", kiln::maximum(special, 2.0f), 6,
          [&](auto i) { return std::isnan(hs[i]) ? C(NAN) : C(std::max(double(hs[i]), 2.0)); }, 0);
+  const float big = std::numeric_limits<float>::max();
+  expect("f32 nan_to_num", kiln::nan_to_num(special * 2.0f), 6,
+         [&](auto i) { return std::isnan(hs[i]) ? C(0) : std::isinf(hs[i]) ? C(hs[i] > 0 ? big : -big) : C(2.0 * hs[i]); }, 0);
+  expect("f32 nan_to_num(x, 7, 8, 9)", kiln::nan_to_num(special, 7.0, 8.0, 9.0) + 1.0f, 6,
+         [&](auto i) { return C(1 + (std::isnan(hs[i]) ? 7 : std::isinf(hs[i]) ? (hs[i] > 0 ? 8 : 9) : hs[i])); }, 0);
+  // Ties between zeros: maximum and minimum give their second operand, as
+  // NumPy's loops.
+  kiln::array<float> zeros = kiln::asarray<float>({0.0f, -0.0f, 0.0f, -0.0f}), others = kiln::asarray<float>({-0.0f, 0.0f, 0.0f, -0.0f});
+  expect("f32 signbit(maximum(+-0, -+0)) + 2 signbit(minimum)", kiln::signbit(kiln::maximum(zeros, others)).astype<std::int32_t>() + 2 * kiln::signbit(kiln::minimum(zeros, others)).astype<std::int32_t>(), 4,
+         [&](auto i) { return C(3 * (i == 0 || i == 3)); }, 0);
 }
 
 static void float64() {

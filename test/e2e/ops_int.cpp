@@ -35,6 +35,21 @@ int main() {
   expect("i32 maximum minimum", kiln::maximum(a, b) - kiln::minimum(a, 3), n,
          [&](auto i) { return C(std::max(ha[i], hb[i]) - std::min(ha[i], 3)); }, 0);
   expect("i32 pow", kiln::pow(b, 3), n, [&](auto i) { return C(hb[i] * hb[i] * hb[i]); }, 0);
+  auto euclid = [](std::int64_t p, std::int64_t q) {
+    p = std::abs(p), q = std::abs(q);
+    while (p) {
+      const std::int64_t r = q % p;
+      q = p;
+      p = r;
+    }
+    return q;
+  };
+  expect("i32 gcd(a, b) + lcm(a, 12)", kiln::gcd(a, b) + kiln::lcm(a, 12), n, [&](auto i) {
+    const std::int64_t g = euclid(ha[i], 12);
+    return C(double(euclid(ha[i], hb[i]) + (g ? std::abs(std::int64_t(ha[i])) / g * 12 : 0)));
+  }, 0);
+  expect("i64 gcd(c, c * 6 + 4)", kiln::gcd(c, c * std::int64_t(6) + std::int64_t(4)), n,
+         [&](auto i) { return C(double(euclid(hc[i], hc[i] * 6 + 4))); }, 0);
   expect("i32 < float scalar", a < 2.5, n, [&](auto i) { return C(ha[i] < 2.5); }, 0);
   expect("i32 where", kiln::where(a > b, a, b), n, [&](auto i) { return C(ha[i] > hb[i] ? ha[i] : hb[i]); }, 0);
   expect("i32 exp (float64)", kiln::exp(b), n, [&](auto i) { return C(std::exp(double(hb[i]))); }, 1e-15);

@@ -387,3 +387,38 @@ TEST(Views, ItemAndTypedViewErrors) {
       "array of dtype float64 cannot be viewed as float32");
   EXPECT_EQ(b.slice({1}).item(), 0.0);
 }
+
+TEST(Views, ElementViewsItemAtIndicesAndDot) {
+  // x(i, j), x.item(i), x.item(i, j) and x.dot(y) against the data read
+  // through the strides, on a transposed view (item's flat index is C order
+  // over the view, as NumPy's).
+  std::vector<double> v;
+  const array<double> base = host_array({3, 5}, 27, &v);
+  const array<double> x = base.T(); // shape (5, 3)
+  for (std::int64_t i = 0; i < 5; ++i)
+    for (std::int64_t j = 0; j < 3; ++j) {
+      const double want = v[static_cast<std::size_t>(j * 5 + i)];
+      EXPECT_EQ(x(i, j).ndim(), 0);
+      EXPECT_EQ(x(i, j).item(), want);
+      EXPECT_EQ(x(i - 5, j - 3).item(), want);
+      EXPECT_EQ(x.item(i, j), want);
+      EXPECT_EQ(x.item(i * 3 + j), want);
+      EXPECT_EQ(x.item(i * 3 + j - 15), want);
+    }
+  EXPECT_EQ(x(2).ndim(), 1); // fewer indices: the sub-array, as x[2]
+  EXPECT_EQ(x(2).item(1), v[1 * 5 + 2]);
+  // A write through the element view lands in the base.
+  x(4, 1).fill(-7.0);
+  EXPECT_EQ(at(base, {1, 4}), -7.0);
+  expect_message<kiln::index_error>([&] { (void)x.item(15); }, "index 15 is out of bounds for size 15");
+  expect_message<kiln::value_error>([&] { (void)x.item(1, 2, 0); }, "incorrect number of indices for array");
+  expect_message<kiln::index_error>([&] { (void)x(5, 0); }, "index 5 is out of bounds for axis 0 with size 5");
+  // x.dot(y) is np.dot: a matrix-vector product here, in float64.
+  const array<float> y = kiln::asarray<float>({1.5f, -2.0f, 0.25f}, kiln::device::host());
+  const std::vector<double> got = x.dot(y).to_vector();
+  ASSERT_EQ(got.size(), 5u);
+  for (std::int64_t i = 0; i < 5; ++i) {
+    const double want = at(x, {i, 0}) * 1.5 - at(x, {i, 1}) * 2.0 + at(x, {i, 2}) * 0.25;
+    EXPECT_NEAR(got[static_cast<std::size_t>(i)], want, 1e-12 * (1 + std::abs(want)));
+  }
+}

@@ -236,24 +236,24 @@ TEST(Promote, RuntimeRejectsWhatNumPyRejects) {
   try {
     d::eager_result_dtype(d::op::subtract, std::vector<d::operand>{b, b});
     FAIL() << "bool subtract accepted";
-  } catch (const kiln::value_error &e) {
+  } catch (const kiln::type_error &e) { // NumPy's TypeError
     EXPECT_NE(std::string(e.what()).find("numpy boolean subtract"),
               std::string::npos)
         << e.what();
   }
   EXPECT_THROW(
       d::eager_result_dtype(d::op::negative, std::vector<d::operand>{b}),
-      kiln::value_error);
+      kiln::type_error);
   try {
     d::eager_result_dtype(d::op::remainder, std::vector<d::operand>{c, c});
     FAIL() << "complex remainder accepted";
-  } catch (const kiln::value_error &e) {
+  } catch (const kiln::type_error &e) {
     EXPECT_STREQ(
         e.what(),
         "ufunc 'remainder' not supported for the input type complex64");
   }
   EXPECT_THROW(d::eager_result_dtype(d::op::floor, std::vector<d::operand>{c}),
-               kiln::value_error);
+               kiln::type_error);
   EXPECT_THROW(d::eager_result_dtype(d::op::add, std::vector<d::operand>{b}),
                kiln::value_error);
   // The program goes on.
