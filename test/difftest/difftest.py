@@ -181,7 +181,7 @@ NEW_FLOAT_UNARY = ("arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arc
 NEW_UNARY = NEW_FLOAT_UNARY + ("trunc", "fix", "square", "positive", "negative", "absolute", "isfinite", "signbit",
                                "invert", "reciprocal", "sinc", "bitwise_count", "conjugate", "angle", "angle_deg",
                                "round2", "round_m1", "nan_to_num", "nan_to_num3", "clip_lo", "clip_hi", "ldexp3",
-                               "ldexp_m2")
+                               "ldexp_m2", "frexp_m", "frexp_e", "modf_f", "modf_i")
 # Unary nodes of a function with a second argument: their C++ and NumPy's.
 WITH_ARGUMENT = {"angle_deg": ("kiln::angle(%s, true)", lambda a: np.angle(a, deg=True)),
                  "round2": ("kiln::round(%s, 2)", lambda a: np.round(a, 2)),
@@ -192,11 +192,19 @@ WITH_ARGUMENT = {"angle_deg": ("kiln::angle(%s, true)", lambda a: np.angle(a, de
                  "clip_lo": ("kiln::clip(%s, -0.5, std::nullopt)", lambda a: np.clip(a, -0.5, None)),
                  "clip_hi": ("kiln::clip(%s, std::nullopt, 2)", lambda a: np.clip(a, None, 2)),
                  "ldexp3": ("kiln::ldexp(%s, 3)", lambda a: np.ldexp(a, 3)),
-                 "ldexp_m2": ("kiln::ldexp(%s, -2)", lambda a: np.ldexp(a, -2))}
+                 "ldexp_m2": ("kiln::ldexp(%s, -2)", lambda a: np.ldexp(a, -2)),
+                 "frexp_m": ("kiln::frexp(%s).first", lambda a: np.frexp(a)[0]),
+                 "frexp_e": ("kiln::frexp(%s).second", lambda a: np.frexp(a)[1]),
+                 "modf_f": ("kiln::modf(%s).first", lambda a: np.modf(a)[0]),
+                 "modf_i": ("kiln::modf(%s).second", lambda a: np.modf(a)[1])}
 BIN_FUNCS = ("arctan2", "hypot", "copysign", "logaddexp", "logaddexp2", "fmax", "fmin", "floor_divide", "fmod",
-             "float_power", "heaviside", "nextafter", "gcd", "lcm")
+             "float_power", "heaviside", "nextafter", "gcd", "lcm", "divmod_q", "divmod_r")
+# The halves of divmod's pair (kilnc computes the pair eagerly: a leaf of the fused tree).
+PAIR_HALVES = {"divmod_q": ("kiln::divmod(%s, %s).first", lambda a, b: np.divmod(a, b)[0]),
+               "divmod_r": ("kiln::divmod(%s, %s).second", lambda a, b: np.divmod(a, b)[1])}
 REAL_ONLY = ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "expm1", "log1p", "fmax", "fmin",
-             "floor_divide", "fmod", "heaviside", "nextafter", "sinc", "spacing", "ldexp3", "ldexp_m2")
+             "floor_divide", "fmod", "heaviside", "nextafter", "sinc", "spacing", "ldexp3", "ldexp_m2",
+             "divmod_q", "divmod_r", "frexp_m", "frexp_e", "modf_f", "modf_i")
 INT_ONLY = ("bitwise_count",)
 INT_BIN_ONLY = ("gcd", "lcm")  # integer operands: NumPy refuses bools and floats, Kiln at compile time
 FLOAT_FUNCS = ("exp", "log", "sqrt", "sin", "cos", "tanh") + NEW_FLOAT_UNARY
@@ -329,10 +337,10 @@ def np_eval_node(e, env):
         op = e[1]
         if op in ("maximum", "minimum", "fmax", "fmin", "copysign", "float_power"):
             return getattr(np, op)(a, b)
-        if op in ("floor_divide", "fmod", "gcd", "lcm"):
+        if op in ("floor_divide", "fmod", "gcd", "lcm", "divmod_q", "divmod_r"):
             if np.result_type(a, b) == np.int16:  # no int16 in Kiln: int32
                 a, b = np.asarray(a).astype(np.int32), np.asarray(b).astype(np.int32)
-            return getattr(np, op)(a, b)
+            return PAIR_HALVES[op][1](a, b) if op in PAIR_HALVES else getattr(np, op)(a, b)
         if op in FLOAT_BIN_FUNCS:
             if np.result_type(a, b) in (np.int8, np.uint8, np.int16, np.bool_):
                 # departure: no float16, Kiln computes these in float32
@@ -431,6 +439,8 @@ def cpp_of(e, local=None):
         return e[1][0]
     if k == "bin":
         a, b = cpp_of(e[2], local), cpp_of(e[3], local)
+        if e[1] in PAIR_HALVES:
+            return PAIR_HALVES[e[1]][0] % (a, b)
         if e[1] in ("maximum", "minimum", "pow") + BIN_FUNCS:
             if e[1] == "pow" and zlib.crc32(repr(e).encode()) % 4 == 0:
                 return "kiln::power(%s, %s)" % (a, b)
@@ -519,7 +529,7 @@ def departs(e, env):
             return True  # NumPy refuses; Kiln at compile time
         if e[1] == "reciprocal" and a.dtype.kind in "iu" and (a == 0).any():
             return True  # NumPy's integer 1 / 0 depends on the platform; Kiln gives 0 (documented)
-        if e[1] in ("ldexp3", "ldexp_m2") and a.dtype in (np.bool_, np.int8, np.uint8):
+        if e[1] in ("ldexp3", "ldexp_m2", "frexp_m", "frexp_e", "modf_f", "modf_i") and a.dtype in (np.bool_, np.int8, np.uint8):
             return True  # NumPy: float16 (Kiln has none: float32, documented)
         if e[1] in NEW_FLOAT_UNARY and a.dtype == bool:
             return True  # NumPy: float16 (Kiln has none: float32, documented)

