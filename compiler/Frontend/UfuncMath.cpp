@@ -428,20 +428,18 @@ Value ScalarBuilder::ldexp(Value x, Value e, ElementType t) {
   // last product rounds once in the subnormal range), then one product by
   // 2^n built from its bits.
   Value y = x, n = e;
-  for (int step = 0; step < 2; ++step) {
-    Value up = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, n,
-                                     i64c(maxExp));
-    y = select(up, arith::MulFOp::create(b_, loc_, y, pow2(maxExp)), y);
-    n = select(up, arith::SubIOp::create(b_, loc_, n, i64c(maxExp)), n);
-  }
+  // Twice: where n is past `limit` (sgt or slt), y *= 2^k and n -= k; then
+  // n clamped to the limit.
+  auto steps = [&](arith::CmpIPredicate past, int limit, int k) {
+    for (int step = 0; step < 2; ++step) {
+      Value move = arith::CmpIOp::create(b_, loc_, past, n, i64c(limit));
+      y = select(move, arith::MulFOp::create(b_, loc_, y, pow2(k)), y);
+      n = select(move, arith::SubIOp::create(b_, loc_, n, i64c(k)), n);
+    }
+  };
+  steps(arith::CmpIPredicate::sgt, maxExp, maxExp);
   n = arith::MinSIOp::create(b_, loc_, n, i64c(maxExp));
-  const int down = minExp + mantissa + 1;
-  for (int step = 0; step < 2; ++step) {
-    Value low = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, n,
-                                      i64c(minExp));
-    y = select(low, arith::MulFOp::create(b_, loc_, y, pow2(down)), y);
-    n = select(low, arith::SubIOp::create(b_, loc_, n, i64c(down)), n);
-  }
+  steps(arith::CmpIPredicate::slt, minExp, minExp + mantissa + 1);
   n = arith::MaxSIOp::create(b_, loc_, n, i64c(minExp));
   Value bits = arith::ShLIOp::create(
       b_, loc_, arith::AddIOp::create(b_, loc_, n, i64c(bias)), i64c(mantissa));

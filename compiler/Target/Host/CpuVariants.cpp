@@ -172,6 +172,8 @@ constexpr VectorMathFn kVectorMath[] = {
     {"atan2f", Intrinsic::atan2, 2, true},
     {"sinhf", Intrinsic::sinh, 1, true},
     {"coshf", Intrinsic::cosh, 1, true},
+    {"log1pf", Intrinsic::not_intrinsic, 1, true},
+    {"expm1f", Intrinsic::not_intrinsic, 1, true},
     {"asinhf", Intrinsic::not_intrinsic, 1, true},
     {"acoshf", Intrinsic::not_intrinsic, 1, true},
     {"atanhf", Intrinsic::not_intrinsic, 1, true},
@@ -246,6 +248,13 @@ bool vectorMathAvailable() {
 #else
   return false;
 #endif
+}
+
+bool hasVectorMath(StringRef libmName) {
+  return vectorMathAvailable() &&
+         llvm::any_of(kVectorMath, [&](const VectorMathFn &fn) {
+           return fn.name == libmName && available(fn);
+         });
 }
 
 void addCpuVariants(Module &m, ArrayRef<std::string> functions) {

@@ -36,6 +36,9 @@ namespace kiln::host {
 /// hosts where libmvec was found when kilnc was configured).
 bool vectorMathAvailable();
 
+/// Whether the float32 libm function `libmName` ("log1pf") goes to libmvec.
+bool hasVectorMath(llvm::StringRef libmName);
+
 /// Adds an x86-64-v3 copy of each function named in `functions` (defined in
 /// `module`) and makes every call of one dispatch on the running CPU. Call
 /// before optimizing. No-op unless `module` targets x86-64.

@@ -21,7 +21,10 @@ namespace kiln::host {
 /// branch-free arithmetic that vectorizes, within a few ulps of the correctly
 /// rounded result over their whole range (test/e2e/math_accuracy.cpp
 /// measures each one against float64 and docs/operations.md states the
-/// bounds). Others (sin, cos, tan, pow, float64 everything) stay libm calls.
+/// bounds). Others are libm calls, most of them vectorized through libmvec
+/// (CpuVariants.h: sin, cos, tan, asin, atan, ...), and so are scalar log1p
+/// and expm1 where libmvec has them (EmitHostObject.cpp,
+/// callLibmForVectorMath); float64 functions stay libm's.
 /// (MLIR's sin and cos reduce their argument in float32: thousands of ulps
 /// near multiples of pi/2, so they stay libm's.)
 /// Measured and left out (2026-11-29): MLIR's atan and atan2 (40 ulps), cbrt
