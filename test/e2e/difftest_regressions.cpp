@@ -6,6 +6,7 @@
 #include "e2e.hpp"
 #include "test/common/complex_special.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -207,6 +208,35 @@ void folded_reductions() {
           return C(mx > 0 ? 1 : mx < 0 ? -1 : 0);
         },
         0);
+  }
+  {
+    // A stage of lower rank than the group's full space: all(y) is a cut 0-d
+    // input, and mean(sqrt(mean(x, 0) - all(y)), 0, true) reduces a (2, 2, 5)
+    // value along its axis 0; the kernel's launch raised "axis 0 is out of
+    // bounds for array of dimension 0" instead of leaving it to the eager
+    // form (difftest seed 7205 #185). Also: mean(x) beside any(y, all, true)
+    // keeps each reduction's keepdims in the eager form (seed 7021 #184).
+    kiln::array<float> x = rng.random<float>({1, 2, 2, 5}) + 1.5f;
+    auto y = rng.integers<std::int64_t>(0, 3, {1, 2, 2, 5});
+    auto r = kiln::mean(kiln::sqrt(kiln::mean(x, 0) - kiln::all(y)), 0, true);
+    std::vector<float> hx = x.to_vector();
+    std::vector<std::int64_t> hy = y.to_vector();
+    const double ally = std::all_of(hy.begin(), hy.end(), [](std::int64_t v) { return v != 0; });
+    expect("mean(sqrt(mean(x, 0) - all(y)), 0, true)", r, 10, [&](std::size_t k) {
+      return C((std::sqrt(double(hx[k]) - ally) + std::sqrt(double(hx[10 + k]) - ally)) / 2);
+    }, 1e-6);
+    if (r.shape() != kiln::shape{1, 2, 5}) {
+      std::printf("FAIL mean(sqrt(mean(x, 0) - all(y)), 0, true): shape is not (1, 2, 5)\n");
+      ++failures;
+    }
+    auto z = kiln::asarray<float>({1.5f}).reshape({});
+    auto w = kiln::asarray<double>({2.0});
+    auto f = kiln::fmin(kiln::mean(z) == z, kiln::any(w, kiln::all, true));
+    if (f.shape() != kiln::shape{1} || !f.item()) {
+      std::printf("FAIL fmin(mean(z) == z, any(w, all, true)) of a 0-d z: not [True] of shape (1,)\n");
+      ++failures;
+    }
+    ++checks;
   }
   auto r2 = kiln::sin(kiln::imag(kiln::sqrt(kiln::prod(u8, -1))));
   expect("sin(imag(sqrt(prod(uint8))))", r2, 1, [](auto) { return C(0); }, 0);
