@@ -255,15 +255,14 @@ template <class T> T fmin(T a, T b) { return a < b || has_nan(b) ? a : b; }
 /// same with < and hi (a tie gives the bound); with two scalar bounds
 /// (`scalar_bounds`) x is kept on ties. A NaN anywhere gives NaN.
 template <class T> T clip(T x, T lo, T hi, bool scalar_bounds) {
-  if constexpr (is_complex_v<T>) { // lexicographic
-    return minimum(maximum(x, lo), hi);
-  } else if (scalar_bounds) {
-    const T m = x >= lo || has_nan(x) ? x : lo;
-    return m <= hi || has_nan(m) ? m : hi;
-  } else {
-    const T m = x > lo || has_nan(x) ? x : lo;
-    return m < hi || has_nan(m) ? m : hi;
+  if constexpr (!is_complex_v<T>) {
+    if (scalar_bounds) {
+      const T m = x >= lo || has_nan(x) ? x : lo;
+      return m <= hi || has_nan(m) ? m : hi;
+    }
   }
+  // _NPY_CLIP is maximum then minimum (complex: lexicographic).
+  return minimum(maximum(x, lo), hi);
 }
 
 template <class T> auto abs(T a) {
